@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs'
+import { H3, bodyLimit, type H3Event, HTTPError } from 'h3'
+import type { ConsolaInstance } from 'consola'
+import type { Storage } from 'unstorage'
+import type { ResolvedConfig } from './config/schema.ts'
+import { createLogger, isDebug } from './logger.ts'
+import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type DcgateHooks } from './hooks.ts'
+import { resolvePlugins, runPlugins, type PluginContext, type PluginDefinition } from './plugin.ts'
+import { createRegistry, type AnyDefinition } from './registry.ts'
+import { coreEntities, openDatabase, type Database } from './db/orm.ts'
+import { migrate } from './db/migrate.ts'
+import { createDcgateStorage } from './storage.ts'
+import { syncSites } from './sites/sync.ts'
+import { createKeyVerifier } from './auth/verifier.ts'
+import { createAdminGuard, createKeyGuard } from './auth/guards.ts'
+import { resolveAdminToken } from './admin/token.ts'
+import { installAdminRoutes } from './admin/routes.ts'
+import { createRouteTable } from './http/routes.ts'
+import { errorBody, jsonResponse } from './http/errors.ts'
+import { installApiReference } from './http/docs-page.ts'
+import { builtInPlugins } from '../plugins/index.ts'
+import { adapters } from '../adapters/index.ts'
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+export interface CreateAppOptions {
+  logger?: ConsolaInstance
+  /** Keep the embedded database in memory (tests); the default persists it under dataDir. */
+  inMemoryDatabase?: boolean
+  /** Replace the built-in plugin and adapter lists (tests). */
+  builtInPlugins?: Readonly<Record<string, PluginDefinition>>
+  adapters?: readonly AnyDefinition[]
+}
+
+export interface DcgateApp {
+  app: H3
+  config: ResolvedConfig
+  hooks: DcgateHookable
+  storage: Storage
+  database: Database
+  plugins: readonly PluginDefinition[]
+  context: PluginContext
+  adminToken: string
+  /** Runs `app:close`, then closes storage and the database. Idempotent. */
+  close: () => Promise<void>
+}
+
+/**
+ * Builds everything a dcgate server is: checks plugins and adapter options first (no I/O), then
+ * opens the database, migrates, syncs sites, installs the kernel routes and runs each plugin's setup.
+ */
+export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<DcgateApp> {
+  const logger = options.logger ?? createLogger()
+  const hooks = createDcgateHooks()
+  const plugins = resolvePlugins(config.plugins, options.builtInPlugins ?? builtInPlugins)
+  const registry = createRegistry(options.adapters ?? adapters, config.sites)
+  const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
+  const storage = createDcgateStorage(config.storage.url)
+  let database: Database | undefined
+  const close = once(async () => {
+    await callHookSafe(hooks, logger, 'app:close')
+    await storage.dispose().catch((error: unknown) => logger.warn('closing storage failed', error))
+    await database?.close()
+  })
+  try {
+    database = await openDatabase({
+      url: config.database.url,
+      dataDir: options.inMemoryDatabase ? null : config.dataDir,
+      entities: [...coreEntities, ...plugins.flatMap((p) => p.entities ?? [])],
+      log: (message) => logger.debug(message),
+    })
+    const { orm } = database
+    const runMigrations = () => migrate(orm, config.database.url)
+    const applied = await runMigrations()
+    if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
+    const sites = await syncSites(orm, config.sites, logger)
+
+    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname })
+    const app = new H3({
+      silent: true,
+      onError: async (error, event) => {
+        if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
+        return jsonResponse(error.status, errorBody(error), error.headers)
+      },
+    })
+    if (isDebug(logger)) app.use(requestLogger(logger))
+    app.use(bodyLimit(config.server.bodyLimit))
+
+    const verifier = createKeyVerifier({ orm, storage, sites, onBackgroundError: (error) => void report(error) })
+    const routes = createRouteTable(app, {
+      key: createKeyGuard(verifier, report),
+      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, trustProxy: config.server.trustProxy }),
+    })
+    const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
+    const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
+    installAdminRoutes({
+      routes, orm, sites, verifier, callHook,
+      scriptHost: config.server.cdnUrl ?? baseUrl,
+      migrate: runMigrations,
+      status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
+    })
+    installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
+
+    const context: PluginContext = { app, hooks, config, orm, storage, registry, routes, sites, logger }
+    await runPlugins(plugins, context)
+    await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))
+    await hooks.callHook('app:ready')
+    return { app, config, hooks, storage, database, plugins, context, adminToken, close }
+  }
+  catch (error) {
+    await close().catch(() => {})
+    throw error
+  }
+}
+
+/** One debug line per request; installed only at debug level so the hot path stays lean otherwise. */
+function requestLogger(logger: ConsolaInstance) {
+  return async (event: H3Event, next: () => unknown) => {
+    const started = performance.now()
+    const response = await next()
+    const status = response instanceof Response ? response.status : event.res.status ?? 200
+    logger.debug(`${event.req.method} ${event.url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`)
+    return response
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined
+  return () => (running ??= fn())
+}

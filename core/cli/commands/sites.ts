@@ -1,0 +1,33 @@
+import type { AdminClient } from '../admin-client.ts'
+import { CliError, table, type Output } from '../output.ts'
+
+interface SiteSummary { id: string, name: string, status: string, plan: string, domains: string[], cop_key: string }
+interface SiteDetail extends SiteSummary { release_secret: string, script_tag: string }
+
+export async function sitesCommand(client: AdminClient, out: Output, args: string[]): Promise<void> {
+  const [action, id] = args
+  if (action === 'list') {
+    const { sites } = await client.request<{ sites: SiteSummary[] }>('GET', '/sites')
+    out.result(sites, () => sites.length === 0
+      ? 'No sites configured.'
+      : table([['ID', 'NAME', 'STATUS', 'PLAN', 'COP_KEY'], ...sites.map((s) => [s.id, s.name, s.status, s.plan, s.cop_key])]))
+    return
+  }
+  if (action === 'show') {
+    if (!id) throw new CliError('Usage: dcgate sites show <id>', 2)
+    const site = await client.request<SiteDetail>('GET', `/sites/${encodeURIComponent(id)}`)
+    out.result(site, () => [
+      `${site.name} (${site.id})`,
+      `status          ${site.status}`,
+      `plan            ${site.plan}`,
+      `domains         ${site.domains.join(', ') || '(none)'}`,
+      `cop_key         ${site.cop_key}`,
+      `release secret  ${site.release_secret}`,
+      '',
+      'Script tag (paste into every page):',
+      `  ${site.script_tag}`,
+    ].join('\n'))
+    return
+  }
+  throw new CliError('Usage: dcgate sites list | dcgate sites show <id>', 2)
+}

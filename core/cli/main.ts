@@ -1,0 +1,79 @@
+import { parseArgs } from 'node:util'
+import { loadConfigFile, resolveConfigPath } from '../config/load.ts'
+import type { ResolvedConfig } from '../config/schema.ts'
+import { BootError } from '../errors.ts'
+import { createLogger } from '../logger.ts'
+import { handleSignals, startServer } from '../server.ts'
+import { createAdminClient } from './admin-client.ts'
+import { keysCommand } from './commands/keys.ts'
+import { migrateCommand } from './commands/migrate.ts'
+import { sitesCommand } from './commands/sites.ts'
+import { CliError, createOutput } from './output.ts'
+
+const HELP = `dcgate: conversion tracking, data export and data deletion
+
+Usage: dcgate <command> [options]
+
+Commands:
+  start [--config F] [--port N]                 run the server
+  migrate                                       apply database migrations
+  sites list                                    list configured sites
+  sites show <id>                               cop_key, release secret and script tag of a site
+  keys create --site <id> --name <name>         create a private key (printed in full once)
+  keys list --site <id>                         list a site's keys (prefixes only)
+  keys delete <prefix> --site <id>              delete a key; it stops working at once
+
+Options:
+  --config F   config file (.ts, .mjs or .js); default DCGATE_CONFIG or config/dcgate.config.ts
+  --url U      admin API of the running server; default DCGATE_URL or http://127.0.0.1:<port>
+  --json       machine-readable output
+  -h, --help   this help`
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      url: { type: 'string' },
+      site: { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  })
+  const [command, ...rest] = positionals
+  if (values.help || !command || command === 'help') {
+    process.stdout.write(`${HELP}\n`)
+    return
+  }
+  const out = createOutput(values.json)
+  const config = await loadConfig(values.config, values.port)
+  const client = createAdminClient(config, values.url)
+  switch (command) {
+    case 'start': {
+      const logger = createLogger()
+      handleSignals(await startServer(config, { logger }), logger)
+      return
+    }
+    case 'migrate': return migrateCommand(config, client, out)
+    case 'sites': return sitesCommand(client, out, rest)
+    case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
+    default: throw new CliError(`Unknown command "${command}". Run dcgate --help.`, 2)
+  }
+}
+
+async function loadConfig(file: string | undefined, port: string | undefined): Promise<ResolvedConfig> {
+  const env = port === undefined ? process.env : { ...process.env, PORT: port }
+  return loadConfigFile(resolveConfigPath(file), env)
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof BootError) process.stderr.write(`dcgate: ${error.describe()}\n`)
+  else if (error instanceof CliError) process.stderr.write(`dcgate: ${error.message}\n`)
+  else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`dcgate: ${error.message}\n`)
+  else process.stderr.write(`dcgate: ${error instanceof Error ? error.message : String(error)}\n`)
+  if (process.env.DCGATE_LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`)
+  process.exitCode = error instanceof CliError ? error.exitCode : 1
+})

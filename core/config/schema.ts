@@ -1,0 +1,99 @@
+import * as v from 'valibot'
+
+/** Standard conversion names every site understands (spec: "Standard events"). */
+export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
+
+const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
+const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
+
+const ServerSchema = v.object({
+  port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
+  /** Interface to listen on; unset listens on every interface. */
+  host: v.optional(NonEmpty),
+  /** Public URL of this server, used in links and the script tag. Defaults to http://localhost:<port>. */
+  baseUrl: v.optional(Url),
+  /** Host the tracking script is served from, when it differs from baseUrl. */
+  cdnUrl: v.optional(Url),
+  /** Host of the public deletion status page, when it differs from baseUrl. */
+  statusBaseUrl: v.optional(Url),
+  /** Largest request body accepted, in bytes; larger bodies get 413. */
+  bodyLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 1_048_576),
+  /** Read the client IP from X-Forwarded-For set by a proxy on loopback. */
+  trustProxy: v.optional(v.boolean(), false),
+})
+
+const AdminSchema = v.object({
+  /** Bearer token for the admin API; generated into <dataDir>/admin-token when unset. */
+  token: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  /** Answer admin API calls from other hosts too (the token is still required). */
+  allowRemote: v.optional(v.boolean(), false),
+})
+
+const MailSchema = v.object({
+  smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
+  from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
+})
+
+const SiteEventSchema = v.object({
+  key: v.pipe(NonEmpty, v.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold letters, digits, _ . : and - only')),
+  name: NonEmpty,
+  sendsAs: v.optional(v.nullable(v.picklist(STANDARD_EVENTS))),
+  release: v.optional(v.picklist(['immediately', 'when_qualified']), 'immediately'),
+  active: v.optional(v.boolean(), true),
+})
+
+/** Per-adapter options stay opaque here; the registry validates them against each adapter's schema. */
+const AdapterOptions = v.record(v.string(), v.record(v.string(), v.unknown()))
+
+const SiteSchema = v.object({
+  id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -, starting with a letter or digit')),
+  name: NonEmpty,
+  domains: v.optional(v.array(NonEmpty), []),
+  status: v.optional(v.picklist(['active', 'paused']), 'active'),
+  plan: v.optional(v.picklist(['free', 'business', 'organization']), 'free'),
+  /** Pin the public key instead of generating one (e.g. when moving servers). */
+  copKey: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{16,64}$/, 'must be 16 to 64 URL-safe characters'))),
+  /** Pin the release secret instead of generating one. */
+  releaseSecret: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{24,128}$/, 'must be 24 to 128 URL-safe characters'))),
+  events: v.optional(v.array(SiteEventSchema), []),
+  destinations: v.optional(AdapterOptions, {}),
+  crm: v.optional(AdapterOptions, {}),
+  sources: v.optional(AdapterOptions, {}),
+  deletion: v.optional(v.object({ enabled: v.optional(v.boolean(), true) }), {}),
+  consent: v.optional(v.object({ banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu') }), {}),
+})
+
+/** A plugin given inline in the config (a definePlugin result) rather than by built-in name. */
+const InlinePlugin = v.custom<{ name: string, setup: (...args: never[]) => unknown }>(
+  (value) => typeof value === 'object' && value !== null
+    && typeof (value as { name?: unknown }).name === 'string'
+    && typeof (value as { setup?: unknown }).setup === 'function',
+  'must be a built-in plugin name or a definePlugin({ name, setup }) result',
+)
+
+export const ConfigSchema = v.pipe(
+  v.object({
+    server: v.optional(ServerSchema, {}),
+    dataDir: v.optional(NonEmpty, '.data'),
+    database: v.optional(v.object({ url: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))) }), {}),
+    storage: v.optional(v.object({ url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))) }), {}),
+    mail: v.optional(MailSchema, {}),
+    admin: v.optional(AdminSchema, {}),
+    plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
+    sites: v.optional(v.array(SiteSchema), []),
+  }),
+  v.check((config) => unique(config.sites.map((s) => s.id)), 'sites: every site id must be unique'),
+  v.check((config) => unique(config.sites.flatMap((s) => (s.copKey ? [s.copKey] : []))), 'sites: a pinned copKey may belong to one site only'),
+)
+
+export type ConfigInput = v.InferInput<typeof ConfigSchema>
+export type ResolvedConfig = v.InferOutput<typeof ConfigSchema> & {
+  /** Absolute path of the file the config was loaded from, when it came from a file. */
+  configFile?: string
+}
+export type SiteConfig = ResolvedConfig['sites'][number]
+export type SiteEventConfig = SiteConfig['events'][number]
+
+function unique(values: string[]): boolean {
+  return new Set(values).size === values.length
+}

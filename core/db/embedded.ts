@@ -1,0 +1,34 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+
+export interface EmbeddedDatabase {
+  /** A postgres:// URL on loopback that MikroORM connects to. */
+  url: string
+  close: () => Promise<void>
+}
+
+/**
+ * Starts PGlite (real PostgreSQL in WASM) persisted under `<dataDir>/db`, or in memory when dataDir
+ * is null, and serves it on a random loopback port so MikroORM talks to it like any PostgreSQL.
+ * PGlite has one session, so the socket takes one connection and the ORM pool must be 1.
+ */
+export async function startEmbeddedDatabase(dataDir: string | null): Promise<EmbeddedDatabase> {
+  let dir: string | undefined
+  if (dataDir !== null) {
+    dir = join(dataDir, 'db')
+    mkdirSync(dir, { recursive: true })
+  }
+  const db = await PGlite.create(dir)
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
+  await server.start()
+  const port = Number(server.getServerConn().split(':').pop())
+  return {
+    url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
+    async close() {
+      await server.stop()
+      await db.close()
+    },
+  }
+}

@@ -1,0 +1,29 @@
+import pg from 'pg'
+import type { MikroORM } from '@mikro-orm/postgresql'
+
+/** Arbitrary but fixed: the advisory lock every dcgate instance takes before migrating. */
+const MIGRATION_LOCK = 740_221_301
+
+/**
+ * Applies pending migrations and returns their names. On PostgreSQL a session advisory lock on a
+ * separate connection makes concurrent starts safe: the second instance waits, then finds nothing
+ * pending. The embedded database belongs to one process, so it needs no lock.
+ */
+export async function migrate(orm: MikroORM, lockUrl?: string): Promise<string[]> {
+  const run = async () => (await orm.getMigrator().up()).map((m) => m.name)
+  if (!lockUrl) return run()
+  const lock = new pg.Client({ connectionString: lockUrl })
+  await lock.connect()
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK])
+    return await run()
+  }
+  finally {
+    await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {})
+    await lock.end()
+  }
+}
+
+export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
+  return (await orm.getMigrator().getPendingMigrations()).map((m) => m.name)
+}

@@ -1,0 +1,70 @@
+import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql'
+import type { EntitySchema } from '@mikro-orm/core'
+import { Migrator } from '@mikro-orm/migrations'
+import { BootError } from '../errors.ts'
+import { startEmbeddedDatabase } from './embedded.ts'
+import { migrations } from './migrations/index.ts'
+import { Site } from './entities/site.ts'
+import { ApiKey } from './entities/api-key.ts'
+
+/** Entities the kernel owns; plugins add theirs through definePlugin({ entities }). */
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey]
+
+export interface Database {
+  orm: MikroORM
+  /** `embedded (PGlite at …)` or `postgresql://host/db`, for the banner; never includes a password. */
+  description: string
+  embedded: boolean
+  close: () => Promise<void>
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent means the embedded PGlite. */
+  url?: string
+  /** Where the embedded database lives; null keeps it in memory (tests). */
+  dataDir: string | null
+  entities: readonly EntitySchema[]
+  /** Where MikroORM's own messages (migrator progress, warnings) go. */
+  log?: (message: string) => void
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir)
+  const url = options.url ?? embedded!.url
+  try {
+    const orm = await MikroORM.init({ ...ormOptions(url, options.entities, Boolean(embedded)), logger: options.log ?? (() => {}) })
+    return {
+      orm,
+      embedded: Boolean(embedded),
+      description: embedded ? `embedded PGlite (${options.dataDir ? `${options.dataDir}/db` : 'in memory'})` : redact(url),
+      async close() {
+        await orm.close(true)
+        await embedded?.close()
+      },
+    }
+  }
+  catch (error) {
+    await embedded?.close()
+    throw new BootError(`Could not connect to the database at ${redact(url)}`, [error instanceof Error ? error.message : String(error)], { cause: error })
+  }
+}
+
+export function ormOptions(url: string, entities: readonly EntitySchema[], embedded: boolean): Options {
+  return defineConfig({
+    clientUrl: url,
+    entities: [...entities],
+    // PGlite serves a single session; PostgreSQL gets a normal pool.
+    pool: embedded ? { min: 0, max: 1 } : { min: 0, max: 10 },
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    discovery: { warnWhenNoEntities: false },
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    debug: false,
+  })
+}
+
+/** postgresql://user:secret@host/db → postgresql://user:***@host/db */
+export function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')
+}

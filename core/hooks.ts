@@ -1,0 +1,65 @@
+import { createHooks, type Hookable } from 'hookable'
+import type { ConsolaInstance } from 'consola'
+
+type HookResult = void | Promise<void>
+
+/** Where a failure happened, for the `error` hook and the log. */
+export interface ErrorContext {
+  /** The hook or component that failed, e.g. `hook:conversion:delivered` or `plugin:capture`. */
+  source: string
+  /** Request path, when it happened while serving a request. */
+  path?: string
+}
+
+/**
+ * Every hook dcgate calls, by `namespace:event`. Plugins add their own hooks by augmenting this
+ * interface (`declare module '.../core/hooks.ts' { interface DcgateHooks { ... } }`); see docs/hooks.md.
+ */
+export interface DcgateHooks {
+  /** Every plugin's setup has run and the server is about to listen. */
+  'app:ready': () => HookResult
+  /** The server is shutting down; release timers, connections and workers. */
+  'app:close': () => HookResult
+  /** Sites were synced from the config into the database at boot. */
+  'sites:synced': (sites: readonly { id: string, copKey: string }[]) => HookResult
+  /** A private key was deleted; it is already refused everywhere. */
+  'keys:deleted': (key: { siteId: string, prefix: string }) => HookResult
+  /** Something failed that must not break a response; for alerting and error trackers. */
+  'error': (error: unknown, context: ErrorContext) => HookResult
+}
+
+export type DcgateHookable = Hookable<DcgateHooks>
+
+export function createDcgateHooks(): DcgateHookable {
+  return createHooks<DcgateHooks>()
+}
+
+type HookArgs<K extends keyof DcgateHooks> = Parameters<DcgateHooks[K]>
+
+/**
+ * Calls a hook on the request path: a throwing listener is logged and reported to the `error`
+ * hook, and never turned into a broken response. Returns false when a listener failed.
+ */
+export async function callHookSafe<K extends keyof DcgateHooks>(
+  hooks: DcgateHookable, logger: ConsolaInstance, name: K, ...args: HookArgs<K>
+): Promise<boolean> {
+  try {
+    await (hooks.callHook as (n: K, ...a: HookArgs<K>) => unknown)(name, ...args)
+    return true
+  }
+  catch (error) {
+    await reportError(hooks, logger, error, { source: `hook:${String(name)}` })
+    return false
+  }
+}
+
+/** Logs an error and hands it to the `error` hook; a failing `error` listener is only logged. */
+export async function reportError(hooks: DcgateHookable, logger: ConsolaInstance, error: unknown, context: ErrorContext): Promise<void> {
+  logger.error(`[${context.source}]${context.path ? ` ${context.path}` : ''}`, error)
+  try {
+    await hooks.callHookParallel('error', error, context)
+  }
+  catch (hookError) {
+    logger.error('[hook:error] an error listener failed', hookError)
+  }
+}

@@ -1,0 +1,84 @@
+import { HTTPError, type H3, type H3Event, type Middleware } from 'h3'
+import * as v from 'valibot'
+import { formatIssues } from '../config/issues.ts'
+import { apiError } from './errors.ts'
+
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+/** `key`: x-dc-key private key; `admin`: admin bearer token on loopback; `none`: public. */
+export type RouteAuth = 'none' | 'key' | 'admin'
+type Schema<T = unknown> = v.GenericSchema<unknown, T>
+type InputPart = 'body' | 'query' | 'params'
+
+export interface RouteInput<B, Q, P> { body: B, query: Q, params: P }
+
+export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
+  method: RouteMethod
+  /** h3 route pattern, `:name` for a parameter. */
+  path: string
+  auth: RouteAuth
+  summary: string
+  description?: string
+  tags?: string[]
+  body?: Schema<B>
+  query?: Schema<Q>
+  params?: Schema<P>
+  /** Response schemas by status, for the OpenAPI document. */
+  responses?: Record<number, Schema | { description: string, schema?: Schema }>
+  /** Overrides the default 400 for invalid input (e.g. 422 on the automation route). */
+  invalid?: (problems: string[], part: InputPart) => HTTPError
+  /** Leave the body unread (webhooks that verify signatures over the raw bytes). */
+  rawBody?: boolean
+  handler: (event: H3Event, input: RouteInput<B, Q, P>) => unknown
+}
+
+export interface RouteTable {
+  add: <B = undefined, Q = undefined, P = undefined>(route: RouteDefinition<B, Q, P>) => void
+  list: () => readonly RouteDefinition<unknown, unknown, unknown>[]
+}
+
+/**
+ * Every route declares its input schemas once, here: they validate requests and feed /openapi.json.
+ * `guards` supplies the middleware each auth kind runs before the handler.
+ */
+export function createRouteTable(app: H3, guards: Record<Exclude<RouteAuth, 'none'>, Middleware>): RouteTable {
+  const routes: RouteDefinition<unknown, unknown, unknown>[] = []
+  return {
+    add(route) {
+      const definition = route as RouteDefinition<unknown, unknown, unknown>
+      routes.push(definition)
+      const middleware = definition.auth === 'none' ? [] : [guards[definition.auth]]
+      app.on(definition.method, definition.path, toHandler(definition), { middleware })
+    },
+    list: () => routes,
+  }
+}
+
+function toHandler(route: RouteDefinition<unknown, unknown, unknown>) {
+  const needsInput = route.body || route.query || route.params
+  if (!needsInput) return (event: H3Event) => route.handler(event, { body: undefined, query: undefined, params: undefined })
+  return async (event: H3Event) => {
+    const params = route.params ? parse(route, 'params', event.context.params ?? {}) : undefined
+    const query = route.query ? parse(route, 'query', Object.fromEntries(event.url.searchParams)) : undefined
+    const body = route.body ? parse(route, 'body', await readJson(event, route)) : undefined
+    return route.handler(event, { body, query, params })
+  }
+}
+
+function parse(route: RouteDefinition<unknown, unknown, unknown>, part: InputPart, input: unknown): unknown {
+  const result = v.safeParse(route[part]!, input)
+  if (result.success) return result.output
+  const problems = formatIssues(result.issues, part === 'body' ? '' : part)
+  throw route.invalid?.(problems, part) ?? apiError(400, { message: problems.join('; '), errors: problems })
+}
+
+async function readJson(event: H3Event, route: RouteDefinition<unknown, unknown, unknown>): Promise<unknown> {
+  const text = await event.req.text()
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  }
+  catch {
+    const problems = ['body: must be valid JSON']
+    throw route.invalid?.(problems, 'body') ?? apiError(400, { message: 'Invalid JSON body', errors: problems })
+  }
+}

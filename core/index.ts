@@ -1,0 +1,13 @@
+// The public API for config files, plugins and adapters. Explicit named exports only.
+export { defineConfig } from './config/define.ts'
+export { STANDARD_EVENTS } from './config/schema.ts'
+export type { ConfigInput, ResolvedConfig, SiteConfig, SiteEventConfig } from './config/schema.ts'
+export { definePlugin } from './plugin.ts'
+export type { PluginContext, PluginDefinition } from './plugin.ts'
+export { defineAdPlatform, defineCrmPoller, defineIntakeSource } from './registry.ts'
+export type { AdPlatformDefinition, CrmPollerDefinition, IntakeSourceDefinition, Registry } from './registry.ts'
+export type { DcgateHooks, ErrorContext } from './hooks.ts'
+export { callHookSafe } from './hooks.ts'
+export type { ConversionEvent, DeliveryOutcome, PlatformRequest } from './delivery/types.ts'
+export { apiError } from './http/errors.ts'
+export type { RouteDefinition, RouteTable } from './http/routes.ts'

@@ -1,0 +1,116 @@
+import * as v from 'valibot'
+import type { ResolvedConfig } from './config/schema.ts'
+import { formatIssues } from './config/issues.ts'
+import { BootError } from './errors.ts'
+import type { ConversionEvent, DeliveryOutcome, PlatformRequest } from './delivery/types.ts'
+
+type OptionsSchema<O> = v.GenericSchema<unknown, O>
+
+/** An ad platform: pure mapping to the platform's request and back, so one contract suite checks all. */
+export interface AdPlatformDefinition<O = unknown> {
+  kind: 'ad-platform'
+  /** Stable name; also the key under `sites[].destinations`. */
+  name: string
+  /** The vendor API version this adapter speaks, pinned in its version.ts. */
+  apiVersion: string
+  options: OptionsSchema<O>
+  maxBatchSize: number
+  /** Oldest event the platform accepts, in days. */
+  maxEventAgeDays: number
+  toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
+  parseResponse: (status: number, body: string, events: readonly ConversionEvent[]) => DeliveryOutcome[]
+}
+
+/** A CRM poller: asks a CRM which held leads became qualified since the cursor. */
+export interface CrmPollerDefinition<O = unknown> {
+  kind: 'crm-poller'
+  /** Stable name; also the key under `sites[].crm`. */
+  name: string
+  apiVersion: string
+  options: OptionsSchema<O>
+  intervalSeconds: number
+  poll: (options: O, cursor: string | undefined, signal: AbortSignal) => Promise<{ qualified: { email: string, eventName: string }[], cursor?: string }>
+}
+
+/** A conversion input: one webhook format turned into conversions for POST /api/v1/conversions/:source/:api_key. */
+export interface IntakeSourceDefinition<O = unknown> {
+  kind: 'intake-source'
+  /** Stable name; the `:source` path segment and the key under `sites[].sources`. */
+  name: string
+  options: OptionsSchema<O>
+  /** Checks the webhook's signature over the raw body; false answers 401 and stores nothing. */
+  verify: (raw: Uint8Array, headers: Headers, options: O) => boolean
+  parse: (raw: Uint8Array, headers: Headers, options: O) => unknown[]
+}
+
+export type AnyDefinition = AdPlatformDefinition<any> | CrmPollerDefinition<any> | IntakeSourceDefinition<any>
+type Kind = AnyDefinition['kind']
+
+export function defineAdPlatform<O>(definition: Omit<AdPlatformDefinition<O>, 'kind'>): AdPlatformDefinition<O> {
+  return { kind: 'ad-platform', ...definition }
+}
+export function defineCrmPoller<O>(definition: Omit<CrmPollerDefinition<O>, 'kind'>): CrmPollerDefinition<O> {
+  return { kind: 'crm-poller', ...definition }
+}
+export function defineIntakeSource<O>(definition: Omit<IntakeSourceDefinition<O>, 'kind'>): IntakeSourceDefinition<O> {
+  return { kind: 'intake-source', ...definition }
+}
+
+/** The config section each kind is configured under, per site. */
+const SECTION = { 'ad-platform': 'destinations', 'crm-poller': 'crm', 'intake-source': 'sources' } as const satisfies Record<Kind, string>
+
+type ByKind<K extends Kind> = Extract<AnyDefinition, { kind: K }>
+
+/** A definition with one site's validated options. */
+export interface Configured<K extends Kind> {
+  definition: ByKind<K>
+  options: unknown
+}
+
+export interface Registry {
+  get: <K extends Kind>(kind: K, name: string) => ByKind<K> | undefined
+  list: <K extends Kind>(kind: K) => ByKind<K>[]
+  /** The definitions a site has configured, with the site's validated options, in config order. */
+  forSite: <K extends Kind>(siteId: string, kind: K) => Configured<K>[]
+}
+
+/**
+ * Builds the registry from explicit definition lists and validates every site's options against
+ * each definition's schema; all problems are reported at once with their config paths.
+ */
+export function createRegistry(definitions: readonly AnyDefinition[], sites: ResolvedConfig['sites']): Registry {
+  const byKey = new Map<string, AnyDefinition>()
+  for (const definition of definitions) {
+    const key = `${definition.kind}:${definition.name}`
+    if (byKey.has(key)) throw new BootError(`Two ${definition.kind} definitions are named "${definition.name}"`)
+    byKey.set(key, definition)
+  }
+
+  const problems: string[] = []
+  const perSite = new Map<string, Configured<Kind>[]>()
+  sites.forEach((site, index) => {
+    const configured: Configured<Kind>[] = []
+    for (const [kind, section] of Object.entries(SECTION) as [Kind, typeof SECTION[Kind]][]) {
+      for (const [name, raw] of Object.entries(site[section])) {
+        const path = `sites[${index}].${section}.${name}`
+        const definition = byKey.get(`${kind}:${name}`)
+        if (!definition) {
+          const known = definitions.filter((d) => d.kind === kind).map((d) => d.name)
+          problems.push(`${path}: unknown ${kind} "${name}"; known: ${known.join(', ') || '(none yet)'}`)
+          continue
+        }
+        const result = v.safeParse(definition.options, raw)
+        if (result.success) configured.push({ definition, options: result.output })
+        else problems.push(...formatIssues(result.issues, path))
+      }
+    }
+    perSite.set(site.id, configured)
+  })
+  if (problems.length > 0) throw new BootError('Invalid configuration', problems)
+
+  return {
+    get: (kind, name) => byKey.get(`${kind}:${name}`) as never,
+    list: (kind) => definitions.filter((d) => d.kind === kind) as never,
+    forSite: (siteId, kind) => (perSite.get(siteId) ?? []).filter((c) => c.definition.kind === kind) as never,
+  }
+}

@@ -1,0 +1,68 @@
+import { serve } from 'h3'
+import type { Server } from 'srvx'
+import type { ConsolaInstance } from 'consola'
+import { createApp, type CreateAppOptions, type DcgateApp } from './app.ts'
+import type { ResolvedConfig } from './config/schema.ts'
+import { printBanner } from './banner.ts'
+import { createLogger } from './logger.ts'
+
+export interface RunningServer {
+  dcgate: DcgateApp
+  server: Server
+  url: string
+  /** Stops accepting connections, lets in-flight requests finish, then closes plugins and the database. */
+  stop: () => Promise<void>
+}
+
+export async function startServer(config: ResolvedConfig, options: CreateAppOptions & { banner?: boolean } = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger()
+  const dcgate = await createApp(config, { ...options, logger })
+  const server = serve(dcgate.app, {
+    port: config.server.port,
+    hostname: config.server.host,
+    silent: true,
+    gracefulShutdown: false,
+    trustProxy: config.server.trustProxy ? 'loopback' : undefined,
+  })
+  try {
+    await server.ready()
+  }
+  catch (error) {
+    await dcgate.close()
+    throw error
+  }
+  const url = listeningUrl(server, config)
+  if (options.banner !== false) printBanner(logger, dcgate, url)
+  let stopping: Promise<void> | undefined
+  const stop = () => (stopping ??= (async () => {
+    await server.close()
+    await dcgate.close()
+  })())
+  return { dcgate, server, url, stop }
+}
+
+/** Stops cleanly on SIGINT/SIGTERM; a second signal forces the exit. */
+export function handleSignals(running: RunningServer, logger: ConsolaInstance): void {
+  let signalled = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(1)
+    signalled = true
+    logger.info(`${signal} received: finishing in-flight requests, then closing`)
+    running.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', error)
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+}
+
+function listeningUrl(server: Server, config: ResolvedConfig): string {
+  const address = server.node?.server?.address()
+  const port = typeof address === 'object' && address ? address.port : config.server.port
+  const host = !config.server.host || config.server.host === '0.0.0.0' || config.server.host === '::' ? 'localhost' : config.server.host
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
