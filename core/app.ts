@@ -55,7 +55,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const plugins = resolvePlugins(config.plugins, options.builtInPlugins ?? builtInPlugins)
   const registry = createRegistry(options.adapters ?? adapters, config.sites)
   const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
-  const storage = createDcgateStorage(config.storage.url)
+  const storage = createDcgateStorage(config.storage.url, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
   const close = once(async () => {
     await callHookSafe(hooks, logger, 'app:close')

@@ -21,7 +21,7 @@ describe('private keys', () => {
     const stored = await rows('select * from api_keys where prefix = ?', [created.prefix])
     expect(stored).toHaveLength(1)
     expect(JSON.stringify(stored)).not.toContain(created.key)
-    expect(stored[0].hash).toMatch(/^[0-9a-f]{64}$/)
+    expect(stored[0]!.hash).toMatch(/^[0-9a-f]{64}$/)
 
     const listed = await (await app.admin('GET', '/sites/demo/keys')).json() as { keys: Record<string, unknown>[] }
     const mine = listed.keys.find((k) => k.prefix === created.prefix)!
@@ -37,7 +37,7 @@ describe('private keys', () => {
     expect(await demo.json()).toEqual({ success: true, app_id: 'demo', identified_user_count: 0 })
     expect(await (await health(app, otherKey)).json()).toMatchObject({ app_id: 'other' })
 
-    await expect.poll(async () => (await rows('select last_used_at from api_keys where prefix = ?', [demoKey.slice(0, 12)]))[0].last_used_at)
+    await expect.poll(async () => (await rows("select last_used_at from api_keys where prefix = ?", [demoKey.slice(0, 12)]))[0]!.last_used_at)
       .not.toBeNull()
   })
 

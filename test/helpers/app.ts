@@ -41,7 +41,7 @@ export async function bootTestApp(input: Partial<ConfigInput> = {}, options: Tes
     ...input,
     dataDir,
     database: { url: database.url },
-    storage: { url: (options.redis ?? true) ? process.env.REDIS_URL : undefined },
+    storage: input.storage ?? { url: (options.redis ?? true) ? process.env.REDIS_URL : undefined },
   }, {})
   const logger = options.logger ?? createConsola({ level: process.env.DCGATE_TEST_LOG ? 4 : -999 })
   const dcgate = await createApp(config, { inMemoryDatabase: !options.persistent, logger, ...options }).catch(async (error: unknown) => {

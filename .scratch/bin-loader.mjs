@@ -1,0 +1,2 @@
+import 'tsx'
+await import('../core/cli/main.ts')
