@@ -46,8 +46,8 @@ describe(`migrations on ${onPostgres ? 'PostgreSQL' : 'the embedded database'}`,
     const dataDir = mkdtempSync(join(tmpdir(), 'dcgate-migrate-'))
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }))
     // No server runs on this port, so on the embedded database the CLI opens the data dir itself.
-    const env = { ...process.env, DCGATE_DATA_DIR: dataDir, PORT: '1', DATABASE_URL: database.url ?? '' }
-    if (!database.url) delete env.DATABASE_URL
+    const { DATABASE_URL: _ignored, ...inherited } = process.env
+    const env = { ...inherited, DCGATE_DATA_DIR: dataDir, PORT: '1', ...(database.url ? { DATABASE_URL: database.url } : {}) }
     const migrate = async () => JSON.parse((await run(process.execPath, ['core/cli/bin.mjs', 'migrate', '--json'], { cwd: root, env })).stdout) as { applied: string[] }
     expect((await migrate()).applied).toEqual(migrations.map((m) => m.name))
     expect((await migrate()).applied).toEqual([])
