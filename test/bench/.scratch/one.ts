@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { Session } from 'node:inspector/promises'
+import { writeFileSync } from 'node:fs'
 import { createConsola } from 'consola'
 import { H3, serve } from 'h3'
 import { resolveConfig } from '../../../core/config/load.ts'
@@ -27,9 +29,16 @@ if (which === 'dcgate') {
 }
 const run = (d: number) => new Promise<any>((res, rej) => autocannon({ url, headers, connections: 10, duration: d }, (e, r) => e ? rej(e) : res(r)))
 await run(2)
+const session = new Session(); session.connect()
+if (process.env.PROF) { await session.post('Profiler.enable'); await session.post('Profiler.setSamplingInterval', { interval: 100 }); await session.post('Profiler.start') }
+const cpu0 = process.cpuUsage(); let reqs = 0; const t0 = performance.now()
 for (let i = 0; i < rounds; i++) {
   const r = await run(secs)
+  reqs += r['2xx']
   const m = process.memoryUsage()
   console.log(which, Math.round(r['2xx'] / r.duration), 'req/s', 'non2xx', r.non2xx, 'heapUsed MB', (m.heapUsed / 1e6).toFixed(1), 'rss', (m.rss / 1e6).toFixed(0))
 }
+const cpu = process.cpuUsage(cpu0); const wall = performance.now() - t0
+console.log(which, 'cpu us/req', ((cpu.user + cpu.system) / reqs).toFixed(1), 'user', (cpu.user / reqs).toFixed(1), 'sys', (cpu.system / reqs).toFixed(1), 'cpu util', ((cpu.user + cpu.system) / 1000 / wall).toFixed(2))
+if (process.env.PROF) { const { profile } = await session.post('Profiler.stop'); writeFileSync(process.env.PROF, JSON.stringify(profile)) }
 await close(); rmSync(dataDir, { recursive: true, force: true }); process.exit(0)
