@@ -1,17 +1,14 @@
 import { it } from 'vitest'
 import { startServerProcess } from '../test/helpers/server-process.ts'
-it('timing idle', async () => {
-  const s = await startServerProcess({})
-  const t0 = Date.now()
-  const code = await s.stop()
-  console.log('exit', code, Date.now() - t0)
-  await s.close()
-}, 60000)
-it('timing idle with keepalive conn', async () => {
-  const s = await startServerProcess({})
-  await (await fetch(`${s.url}/openapi.json`)).text()
-  const t0 = Date.now()
-  const code = await s.stop()
-  console.log('exit2', code, Date.now() - t0)
-  await s.close()
-}, 60000)
+it('boot timing', async () => {
+  for (let i = 0; i < 3; i++) {
+    const t0 = Date.now()
+    const s = await startServerProcess({})
+    console.log('boot', Date.now() - t0)
+    const t1 = Date.now()
+    await s.stop(); console.log('stop', Date.now() - t1)
+    const t2 = Date.now()
+    await s.restart(); console.log('reboot', Date.now() - t2)
+    await s.close()
+  }
+}, 120000)

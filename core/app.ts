@@ -27,6 +27,8 @@ export interface CreateAppOptions {
   logger?: ConsolaInstance
   /** Keep the embedded database in memory (tests); the default persists it under dataDir. */
   inMemoryDatabase?: boolean
+  /** Start the embedded database from a dumped, freshly initialised data dir (tests: skips initdb). */
+  embeddedTemplate?: Blob
   /** Replace the built-in plugin and adapter lists (tests). */
   builtInPlugins?: Readonly<Record<string, PluginDefinition>>
   adapters?: readonly AnyDefinition[]
@@ -66,6 +68,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     database = await openDatabase({
       url: config.database.url,
       dataDir: options.inMemoryDatabase ? null : config.dataDir,
+      embeddedTemplate: options.embeddedTemplate,
       entities: [...coreEntities, ...plugins.flatMap((p) => p.entities ?? [])],
       log: (message) => logger.debug(message),
     })

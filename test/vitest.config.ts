@@ -5,7 +5,8 @@ export default defineConfig({
     root: new URL('..', import.meta.url).pathname,
     include: ['test/**/*.test.ts'],
     exclude: ['test/e2e/**', 'test/bench/**', 'node_modules/**'],
-    // Each file boots its own embedded Postgres (a few seconds of WASM start-up).
+    globalSetup: ['test/global-setup.ts'],
+    // Tests boot real embedded Postgres instances (about a second each from the template).
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

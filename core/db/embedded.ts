@@ -14,13 +14,14 @@ export interface EmbeddedDatabase {
  * is null, and serves it on a random loopback port so MikroORM talks to it like any PostgreSQL.
  * PGlite has one session, so the socket takes one connection and the ORM pool must be 1.
  */
-export async function startEmbeddedDatabase(dataDir: string | null): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string | null, template?: Blob): Promise<EmbeddedDatabase> {
   let dir: string | undefined
   if (dataDir !== null) {
     dir = join(dataDir, 'db')
     mkdirSync(dir, { recursive: true })
   }
-  const db = await PGlite.create(dir)
+  // A template (a dumped, freshly initialised data dir) skips initdb, which is most of PGlite's start-up.
+  const db = await PGlite.create(dir, template ? { loadDataDir: template } : {})
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
   await server.start()
   const port = Number(server.getServerConn().split(':').pop())

@@ -24,12 +24,14 @@ export interface DatabaseOptions {
   /** Where the embedded database lives; null keeps it in memory (tests). */
   dataDir: string | null
   entities: readonly EntitySchema[]
+  /** Start the embedded database from this dumped data dir (tests), instead of running initdb. */
+  embeddedTemplate?: Blob
   /** Where MikroORM's own messages (migrator progress, warnings) go. */
   log?: (message: string) => void
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir)
+  const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir, options.embeddedTemplate)
   const url = options.url ?? embedded!.url
   try {
     const orm = await MikroORM.init({ ...ormOptions(url, options.entities, Boolean(embedded)), logger: options.log ?? (() => {}) })

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createConsola } from 'consola'
+import { inject } from 'vitest'
 import { createApp, type CreateAppOptions, type DcgateApp } from '../../core/app.ts'
 import { resolveConfig } from '../../core/config/load.ts'
 import type { ConfigInput } from '../../core/config/schema.ts'
@@ -44,7 +45,7 @@ export async function bootTestApp(input: Partial<ConfigInput> = {}, options: Tes
     storage: input.storage ?? { url: (options.redis ?? true) ? process.env.REDIS_URL : undefined },
   }, {})
   const logger = options.logger ?? createConsola({ level: process.env.DCGATE_TEST_LOG ? 4 : -999 })
-  const dcgate = await createApp(config, { inMemoryDatabase: !options.persistent, logger, ...options }).catch(async (error: unknown) => {
+  const dcgate = await createApp(config, { inMemoryDatabase: !options.persistent, embeddedTemplate: options.persistent ? undefined : pgliteTemplate(), logger, ...options }).catch(async (error: unknown) => {
     await database.drop()
     throw error
   })
@@ -74,4 +75,11 @@ export async function bootTestApp(input: Partial<ConfigInput> = {}, options: Tes
 
 export function health(app: TestApp, key?: string): Promise<Response> {
   return app.request('/api/v1/export/health', { headers: key === undefined ? {} : { 'x-dc-key': key } })
+}
+
+let template: Blob | undefined
+/** The initialised PGlite data dir from test/global-setup.ts, loaded once per test file. */
+function pgliteTemplate(): Blob {
+  template ??= new Blob([readFileSync(inject('pgliteTemplate'))])
+  return template
 }
