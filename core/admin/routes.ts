@@ -51,7 +51,7 @@ export function installAdminRoutes(deps: AdminDeps): void {
     handler: () => ({ sites: sites.list().map(summary) }),
   })
   routes.add({
-    method: 'GET', path: '/admin/api/sites/:id', auth: 'admin', tags, summary: 'Show a site with its keys and script tag',
+    method: 'GET', path: '/admin/api/sites/:id', auth: 'admin', tags, summary: 'Show a site: cop_key, release secret and script tag',
     params: SiteParams,
     handler: (_event, { params }) => {
       const s = site(params.id)

@@ -27,6 +27,7 @@ export function createOpenApiDocument(routes: readonly AnyRoute[], info: { versi
       description: 'Conversion tracking, data export and data deletion. Private routes take a `dcp_` key in `x-dc-key`.',
     },
     servers: [{ url: info.serverUrl }],
+    tags: orderTags(routes),
     components: {
       securitySchemes: {
         privateKey: { type: 'apiKey', in: 'header', name: 'x-dc-key', description: 'A private `dcp_` key of the website.' },
@@ -35,6 +36,12 @@ export function createOpenApiDocument(routes: readonly AnyRoute[], info: { versi
     },
     paths,
   }
+}
+
+/** Tags in declaration order, with the operator-only Admin group last so integrators see their routes first. */
+function orderTags(routes: readonly AnyRoute[]): JsonObject[] {
+  const names = [...new Set(routes.flatMap((r) => r.tags ?? []))]
+  return [...names.filter((n) => n !== 'Admin'), ...names.filter((n) => n === 'Admin')].map((name) => ({ name }))
 }
 
 function toOperation(route: AnyRoute): JsonObject {
