@@ -85,8 +85,9 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
         if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
         return jsonResponse(error.status, errorBody(error), error.headers)
       },
+      // One debug line per request, errors included; only at debug level, so the hot path stays lean.
+      ...(isDebug(logger) ? requestLogging(logger) : {}),
     })
-    if (isDebug(logger)) app.use(requestLogger(logger))
     app.use(bodyLimit(config.server.bodyLimit))
 
     const verifier = createKeyVerifier({ orm, storage, sites, onBackgroundError: (error) => void report(error) })
@@ -116,14 +117,14 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   }
 }
 
-/** One debug line per request; installed only at debug level so the hot path stays lean otherwise. */
-function requestLogger(logger: ConsolaInstance) {
-  return async (event: H3Event, next: () => unknown) => {
-    const started = performance.now()
-    const response = await next()
-    const status = response instanceof Response ? response.status : event.res.status ?? 200
-    logger.debug(`${event.req.method} ${event.url.pathname} ${status} ${(performance.now() - started).toFixed(1)}ms`)
-    return response
+function requestLogging(logger: ConsolaInstance) {
+  const started = new WeakMap<H3Event, number>()
+  return {
+    onRequest: (event: H3Event) => void started.set(event, performance.now()),
+    onResponse: (response: Response, event: H3Event) => {
+      const ms = performance.now() - (started.get(event) ?? performance.now())
+      logger.debug(`${event.req.method} ${event.url.pathname} ${response.status} ${ms.toFixed(1)}ms`)
+    },
   }
 }
 

@@ -37,20 +37,27 @@ export function createDcgateHooks(): DcgateHookable {
 type HookArgs<K extends keyof DcgateHooks> = Parameters<DcgateHooks[K]>
 
 /**
- * Calls a hook on the request path: a throwing listener is logged and reported to the `error`
- * hook, and never turned into a broken response. Returns false when a listener failed.
+ * Calls a hook on the request path. Listeners run one after another, each isolated: a throwing
+ * listener is logged and reported to the `error` hook, the next listeners still run (every plugin
+ * must get its turn, e.g. to erase its data), and nothing breaks the response. Returns false when
+ * a listener failed.
  */
 export async function callHookSafe<K extends keyof DcgateHooks>(
   hooks: DcgateHookable, logger: ConsolaInstance, name: K, ...args: HookArgs<K>
 ): Promise<boolean> {
-  try {
-    await (hooks.callHook as (n: K, ...a: HookArgs<K>) => unknown)(name, ...args)
-    return true
-  }
-  catch (error) {
-    await reportError(hooks, logger, error, { source: `hook:${String(name)}` })
-    return false
-  }
+  const failures: unknown[] = []
+  await hooks.callHookWith(async (listeners, callArgs) => {
+    for (const listener of listeners) {
+      try {
+        await (listener as (...a: unknown[]) => unknown)(...callArgs)
+      }
+      catch (error) {
+        failures.push(error)
+      }
+    }
+  }, name, args as never)
+  for (const error of failures) await reportError(hooks, logger, error, { source: `hook:${String(name)}` })
+  return failures.length === 0
 }
 
 /** Logs an error and hands it to the `error` hook; a failing `error` listener is only logged. */

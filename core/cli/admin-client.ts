@@ -33,7 +33,8 @@ export function createAdminClient(config: ResolvedConfig, urlOverride?: string):
       const data = text ? safeJson(text) : undefined
       if (!response.ok) {
         const message = (data as { message?: string } | undefined)?.message ?? `HTTP ${response.status}`
-        throw new CliError(response.status === 401 ? `${message} (the server's token differs from ${adminTokenFile(config.dataDir)}; set DCGATE_ADMIN_TOKEN)` : message)
+        const source = config.admin.token ? 'DCGATE_ADMIN_TOKEN / admin.token' : adminTokenFile(config.dataDir)
+        throw new CliError(response.status === 401 ? `${message}: the server at ${url} does not accept the token from ${source}` : message)
       }
       return data as T
     },

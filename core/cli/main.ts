@@ -29,6 +29,8 @@ Options:
   --json       machine-readable output
   -h, --help   this help`
 
+const COMMANDS = ['start', 'migrate', 'sites', 'keys']
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -48,6 +50,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${HELP}\n`)
     return
   }
+  if (!COMMANDS.includes(command)) throw new CliError(`Unknown command "${command}". Run dcgate --help.`, 2)
   const out = createOutput(values.json)
   const config = await loadConfig(values.config, values.port)
   const client = createAdminClient(config, values.url)
@@ -60,7 +63,6 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return migrateCommand(config, client, out)
     case 'sites': return sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
-    default: throw new CliError(`Unknown command "${command}". Run dcgate --help.`, 2)
   }
 }
 
@@ -70,10 +72,9 @@ async function loadConfig(file: string | undefined, port: string | undefined): P
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
   if (error instanceof BootError) process.stderr.write(`dcgate: ${error.describe()}\n`)
-  else if (error instanceof CliError) process.stderr.write(`dcgate: ${error.message}\n`)
-  else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`dcgate: ${error.message}\n`)
-  else process.stderr.write(`dcgate: ${error instanceof Error ? error.message : String(error)}\n`)
+  else process.stderr.write(`dcgate: ${error instanceof Error ? error.message : String(error)}${usage ? ' (run dcgate --help)' : ''}\n`)
   if (process.env.DCGATE_LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`)
-  process.exitCode = error instanceof CliError ? error.exitCode : 1
+  process.exitCode = error instanceof CliError ? error.exitCode : usage ? 2 : 1
 })

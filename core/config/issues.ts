@@ -15,7 +15,9 @@ export function formatIssuePath(issue: BaseIssue<unknown>, prefix = ''): string 
 export function formatIssues(issues: readonly BaseIssue<unknown>[], prefix = ''): string[] {
   return issues.map((issue) => {
     const path = formatIssuePath(issue, prefix)
-    const message = issue.message.replace(/ but received .*$/, '')
+    const message = issue.message.startsWith('Invalid key') && issue.received === 'undefined'
+      ? 'is required'
+      : issue.message.replace(/ but received .*$/, '')
     return path ? `${path}: ${message}` : message
   })
 }

@@ -3,10 +3,19 @@ import * as v from 'valibot'
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
 
+/** Objects reject unknown keys, so a misspelt key (`sever:`, `destinaton:`) stops boot instead of being ignored. */
+function strict<const E extends v.ObjectEntries>(entries: E) {
+  return v.strictObject(entries, (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object'
+  })
+}
+
 const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
 const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
 
-const ServerSchema = v.object({
+const ServerSchema = strict({
   port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
   /** Interface to listen on; unset listens on every interface. */
   host: v.optional(NonEmpty),
@@ -22,19 +31,19 @@ const ServerSchema = v.object({
   trustProxy: v.optional(v.boolean(), false),
 })
 
-const AdminSchema = v.object({
+const AdminSchema = strict({
   /** Bearer token for the admin API; generated into <dataDir>/admin-token when unset. */
   token: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   /** Answer admin API calls from other hosts too (the token is still required). */
   allowRemote: v.optional(v.boolean(), false),
 })
 
-const MailSchema = v.object({
+const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
   from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
 })
 
-const SiteEventSchema = v.object({
+const SiteEventSchema = strict({
   key: v.pipe(NonEmpty, v.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold letters, digits, _ . : and - only')),
   name: NonEmpty,
   sendsAs: v.optional(v.nullable(v.picklist(STANDARD_EVENTS))),
@@ -45,7 +54,7 @@ const SiteEventSchema = v.object({
 /** Per-adapter options stay opaque here; the registry validates them against each adapter's schema. */
 const AdapterOptions = v.record(v.string(), v.record(v.string(), v.unknown()))
 
-const SiteSchema = v.object({
+const SiteSchema = strict({
   id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -, starting with a letter or digit')),
   name: NonEmpty,
   domains: v.optional(v.array(NonEmpty), []),
@@ -59,8 +68,8 @@ const SiteSchema = v.object({
   destinations: v.optional(AdapterOptions, {}),
   crm: v.optional(AdapterOptions, {}),
   sources: v.optional(AdapterOptions, {}),
-  deletion: v.optional(v.object({ enabled: v.optional(v.boolean(), true) }), {}),
-  consent: v.optional(v.object({ banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu') }), {}),
+  deletion: v.optional(strict({ enabled: v.optional(v.boolean(), true) }), {}),
+  consent: v.optional(strict({ banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu') }), {}),
 })
 
 /** A plugin given inline in the config (a definePlugin result) rather than by built-in name. */
@@ -72,11 +81,11 @@ const InlinePlugin = v.custom<{ name: string, setup: (...args: never[]) => unkno
 )
 
 export const ConfigSchema = v.pipe(
-  v.object({
+  strict({
     server: v.optional(ServerSchema, {}),
     dataDir: v.optional(NonEmpty, '.data'),
-    database: v.optional(v.object({ url: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))) }), {}),
-    storage: v.optional(v.object({ url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))) }), {}),
+    database: v.optional(strict({ url: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))) }), {}),
+    storage: v.optional(strict({ url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))) }), {}),
     mail: v.optional(MailSchema, {}),
     admin: v.optional(AdminSchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import { lockDataDir } from './data-dir-lock.ts'
 
 export interface EmbeddedDatabase {
   /** A postgres:// URL on loopback that MikroORM connects to. */
@@ -16,20 +17,29 @@ export interface EmbeddedDatabase {
  */
 export async function startEmbeddedDatabase(dataDir: string | null, template?: Blob): Promise<EmbeddedDatabase> {
   let dir: string | undefined
+  let unlock = () => {}
   if (dataDir !== null) {
     dir = join(dataDir, 'db')
     mkdirSync(dir, { recursive: true })
+    unlock = lockDataDir(join(dataDir, 'db.lock'))
   }
-  // A template (a dumped, freshly initialised data dir) skips initdb, which is most of PGlite's start-up.
-  const db = await PGlite.create(dir, template ? { loadDataDir: template } : {})
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
-  await server.start()
-  const port = Number(server.getServerConn().split(':').pop())
-  return {
-    url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
-    async close() {
-      await server.stop()
-      await db.close()
-    },
+  try {
+    // A template (a dumped, freshly initialised data dir) skips initdb, which is most of PGlite's start-up.
+    const db = await PGlite.create(dir, template ? { loadDataDir: template } : {})
+    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 })
+    await server.start()
+    const port = Number(server.getServerConn().split(':').pop())
+    return {
+      url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
+      async close() {
+        await server.stop()
+        await db.close()
+        unlock()
+      },
+    }
+  }
+  catch (error) {
+    unlock()
+    throw error
   }
 }

@@ -85,6 +85,7 @@ function responses(route: AnyRoute): JsonObject {
   }
   if (route.auth === 'admin') result['401'] ??= errorResponse('Missing or wrong admin token')
   if (route.body || route.query || route.params) result['400'] ??= errorResponse('Invalid input; the message names the field')
+  if (!Object.keys(result).some((status) => status.startsWith('2'))) result['200'] = { description: 'OK' }
   return result
 }
 

@@ -26,8 +26,6 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
   responses?: Record<number, Schema | { description: string, schema?: Schema }>
   /** Overrides the default 400 for invalid input (e.g. 422 on the automation route). */
   invalid?: (problems: string[], part: InputPart) => HTTPError
-  /** Leave the body unread (webhooks that verify signatures over the raw bytes). */
-  rawBody?: boolean
   handler: (event: H3Event, input: RouteInput<B, Q, P>) => unknown
 }
 
@@ -67,7 +65,7 @@ function toHandler(route: RouteDefinition<unknown, unknown, unknown>) {
 function parse(route: RouteDefinition<unknown, unknown, unknown>, part: InputPart, input: unknown): unknown {
   const result = v.safeParse(route[part]!, input)
   if (result.success) return result.output
-  const problems = formatIssues(result.issues, part === 'body' ? '' : part)
+  const problems = formatIssues(result.issues, part === 'body' ? '' : part).map((p) => (p.startsWith('Invalid type') ? `${part}: must be a JSON object` : p))
   throw route.invalid?.(problems, part) ?? apiError(400, { message: problems.join('; '), errors: problems })
 }
 

@@ -117,3 +117,18 @@ describe('config files', () => {
     await expect(loadConfigFile(write('d.mjs', 'throw new Error("boom in config")\n'), {})).rejects.toMatchObject({ details: ['boom in config'] })
   })
 })
+
+describe('misspelt and missing keys', () => {
+  it('rejects unknown keys at every level instead of ignoring them', () => {
+    expect(problems({ sever: {}, server: { prot: 1 }, sites: [{ id: 'a', name: 'A', destinaton: {}, deletion: { enabld: true } }] })).toEqual(expect.arrayContaining([
+      'sever: unknown key (check its spelling)',
+      'server.prot: unknown key (check its spelling)',
+      'sites[0].destinaton: unknown key (check its spelling)',
+      'sites[0].deletion.enabld: unknown key (check its spelling)',
+    ]))
+  })
+
+  it('says a required key is required', () => {
+    expect(problems({ sites: [{ id: 'a' }] })).toEqual(['sites[0].name: is required'])
+  })
+})

@@ -62,13 +62,14 @@ describe('plugin setup', () => {
 })
 
 describe('hooks on the request path', () => {
-  it('a throwing listener is reported to the error hook and never breaks the response', async () => {
+  it('a throwing listener is reported to the error hook, the others still run, and the response is intact', async () => {
     const errors: { error: unknown, source: string }[] = []
     const listeners = definePlugin({
       name: 'listeners',
       setup({ hooks }) {
         hooks.hook('test:ping', ({ seen }) => void seen.push('before'))
         hooks.hook('test:ping', () => { throw new Error('listener exploded') })
+        hooks.hook('test:ping', ({ seen }) => void seen.push('after'))
         hooks.hook('error', (error, context) => void errors.push({ error, source: context.source }))
       },
     })
@@ -89,7 +90,7 @@ describe('hooks on the request path', () => {
     try {
       const response = await app.request('/ping')
       expect(response.status).toBe(200)
-      expect(await response.json()).toEqual({ ok: false, seen: ['before'] })
+      expect(await response.json()).toEqual({ ok: false, seen: ['before', 'after'] })
       expect(errors).toHaveLength(1)
       expect(errors[0]!.source).toBe('hook:test:ping')
       expect((errors[0]!.error as Error).message).toBe('listener exploded')

@@ -6,13 +6,13 @@ import { CliError, type Output } from '../output.ts'
 
 /**
  * PostgreSQL: migrates directly (safe beside running instances: they share the advisory lock).
- * Embedded: the running server owns the database, so it is asked to migrate; when none runs,
- * the data dir is opened directly.
+ * Embedded: a running server owns the database, so it is asked to migrate; when none runs on this
+ * data dir, the data dir is opened directly.
  */
 export async function migrateCommand(config: ResolvedConfig, client: AdminClient, out: Output): Promise<void> {
   let applied: string[]
   let where: string
-  if (!config.database.url && await serverIsUp(client)) {
+  if (!config.database.url && await serverOwnsDataDir(client, config)) {
     applied = (await client.request<{ applied: string[] }>('POST', '/migrate')).applied
     where = `the running server at ${client.url}`
   }
@@ -34,12 +34,14 @@ export async function migrateCommand(config: ResolvedConfig, client: AdminClient
     : `Database is up to date (${where}).`)
 }
 
-async function serverIsUp(client: AdminClient): Promise<boolean> {
+/** True when a dcgate server answers at the admin URL and runs on this config's embedded data dir. */
+async function serverOwnsDataDir(client: AdminClient, config: ResolvedConfig): Promise<boolean> {
   try {
-    await fetch(`${client.url}/openapi.json`, { method: 'HEAD', signal: AbortSignal.timeout(2000) })
-    return true
+    const status = await client.request<{ database?: string }>('GET', '/status')
+    return status.database?.includes(config.dataDir) === true
   }
   catch {
+    // No server, another service, or no token: open the data dir directly (its lock refuses a live owner).
     return false
   }
 }
