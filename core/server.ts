@@ -35,7 +35,7 @@ export async function startServer(config: ResolvedConfig, options: CreateAppOpti
   if (options.banner !== false) printBanner(logger, dcgate, url)
   let stopping: Promise<void> | undefined
   const stop = () => (stopping ??= (async () => {
-    await server.close()
+    await closeGracefully(server)
     await dcgate.close()
   })())
   return { dcgate, server, url, stop }
@@ -58,6 +58,30 @@ export function handleSignals(running: RunningServer, logger: ConsolaInstance): 
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
+}
+
+/** In-flight requests get this long to finish after a stop signal; then their connections are cut. */
+const SHUTDOWN_GRACE_MS = 10_000
+
+/**
+ * Stops accepting, lets in-flight requests finish, and does not let keep-alive clients hold the
+ * process open: responses from now on close their connection, and idle ones are closed as they appear.
+ */
+async function closeGracefully(server: Server): Promise<void> {
+  const node = server.node?.server as import('node:http').Server | undefined
+  node?.prependListener('request', (_request, response) => {
+    response.shouldKeepAlive = false
+  })
+  const closing = server.close()
+  const sweep = setInterval(() => node?.closeIdleConnections(), 50)
+  const deadline = setTimeout(() => void server.close(true), SHUTDOWN_GRACE_MS)
+  try {
+    await closing
+  }
+  finally {
+    clearInterval(sweep)
+    clearTimeout(deadline)
+  }
 }
 
 function listeningUrl(server: Server, config: ResolvedConfig): string {

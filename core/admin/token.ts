@@ -11,7 +11,7 @@ export function resolveAdminToken(configured: string | undefined, dataDir: strin
   if (configured) return configured
   const file = adminTokenFile(dataDir)
   if (existsSync(file)) return readFileSync(file, 'utf8').trim()
-  mkdirSync(dataDir, { recursive: true })
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const token = randomBytes(32).toString('base64url')
   writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' })
   chmodSync(file, 0o600)

@@ -2,11 +2,8 @@ import { parseArgs } from 'node:util'
 import { loadConfigFile, resolveConfigPath } from '../config/load.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
 import { BootError } from '../errors.ts'
-import { createLogger } from '../logger.ts'
-import { handleSignals, startServer } from '../server.ts'
 import { createAdminClient } from './admin-client.ts'
 import { keysCommand } from './commands/keys.ts'
-import { migrateCommand } from './commands/migrate.ts'
 import { sitesCommand } from './commands/sites.ts'
 import { CliError, createOutput } from './output.ts'
 
@@ -55,12 +52,14 @@ async function main(argv: string[]): Promise<void> {
   const config = await loadConfig(values.config, values.port)
   const client = createAdminClient(config, values.url)
   switch (command) {
+    // The server stack (ORM, PGlite) loads only for the commands that need it, so the admin commands start fast.
     case 'start': {
+      const [{ createLogger }, { handleSignals, startServer }] = await Promise.all([import('../logger.ts'), import('../server.ts')])
       const logger = createLogger()
       handleSignals(await startServer(config, { logger }), logger)
       return
     }
-    case 'migrate': return migrateCommand(config, client, out)
+    case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
     case 'sites': return sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
   }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
@@ -20,7 +20,9 @@ export async function startEmbeddedDatabase(dataDir: string | null, template?: B
   let unlock = () => {}
   if (dataDir !== null) {
     dir = join(dataDir, 'db')
-    mkdirSync(dir, { recursive: true })
+    // PGlite writes its files world-readable; a private directory keeps other local users out of them.
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    chmodSync(dir, 0o700)
     unlock = lockDataDir(join(dataDir, 'db.lock'))
   }
   try {

@@ -12,7 +12,7 @@ export const BIN = join(REPO_ROOT, 'core/cli/bin.mjs')
 /** What a config file outside the repo imports defineConfig/definePlugin from (the child runs under tsx). */
 export const CORE_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'core/index.ts')).href
 
-/** No line of a Node stack trace (`    at fn (file:1:2)`). */
+/** A line of a Node stack trace (`    at fn (file:1:2)`); users must never see one. */
 export const STACK_LINE = /^\s+at /m
 
 export interface RunResult {
@@ -33,7 +33,7 @@ export function killAllChildren(): void {
 }
 process.once('exit', killAllChildren)
 
-/** A loopback port nothing listens on right now. */
+/** A TCP port nothing listens on right now (probed on every interface, as dcgate listens). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
@@ -168,12 +168,16 @@ async function prepare(options: ServerProcessOptions): Promise<Prepared> {
 
 /**
  * `dcgate start` on a config that should not boot: waits for the process to exit (killing it after
- * `timeoutMs` if it listens instead) and cleans up its temp dir and database.
+ * `timeoutMs` if it listens instead) and cleans up its temp dir and database. `args` replaces the
+ * default `start --config <file>`.
  */
-export async function runStart(options: ServerProcessOptions & { args?: string[], timeoutMs?: number }): Promise<RunResult & { configFile: string }> {
+export async function runStart(
+  options: ServerProcessOptions & { args?: (configFile: string) => string[], timeoutMs?: number },
+): Promise<RunResult & { configFile: string }> {
   const prepared = await prepare(options)
   try {
-    const result = await runDcgate(options.args ?? prepared.startArgs, prepared.env, options.timeoutMs ?? 60_000)
+    const args = options.args?.(prepared.configFile) ?? prepared.startArgs
+    const result = await runDcgate(args, prepared.env, options.timeoutMs ?? 60_000)
     return { ...result, configFile: prepared.configFile }
   }
   finally {
@@ -215,7 +219,7 @@ interface Run {
   exited: Promise<number | null>
 }
 
-/** Spawns `dcgate start` as a child process and waits until GET /openapi.json answers. */
+/** Spawns `dcgate start` as a child process and waits until GET /openapi.json answers (up to 60 s). */
 export async function startServerProcess(options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const prepared = await prepare(options)
   const url = `http://127.0.0.1:${prepared.port}`
@@ -241,8 +245,9 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     if (!run) return null
     const current = run
     if (current.child.exitCode === null && current.child.signalCode === null) current.child.kill(signal)
-    const timeout = sleep(30_000).then(() => 'timeout' as const)
-    const outcome = await Promise.race([current.exited, timeout])
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), 30_000) })
+    const outcome = await Promise.race([current.exited, timeout]).finally(() => clearTimeout(timer))
     if (outcome === 'timeout') {
       current.child.kill('SIGKILL')
       throw new Error(`dcgate did not exit within 30 s of ${signal}\n${current.stdout}\n${current.stderr}`)
@@ -270,7 +275,14 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
     get child() { return run!.child },
     get stdout() { return run!.stdout },
     get stderr() { return run!.stderr },
-    cli: (args, env = {}) => runDcgate(args, { ...prepared.env, ...env }),
+    cli: (args, env = {}) => {
+      const merged: NodeJS.ProcessEnv = { ...prepared.env }
+      for (const [key, value] of Object.entries(env)) {
+        if (value === undefined) delete merged[key]
+        else merged[key] = value
+      }
+      return runDcgate(args, merged)
+    },
     async waitForOutput(pattern, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs
       while (!pattern.test(run!.stdout + run!.stderr)) {
@@ -302,7 +314,8 @@ async function waitUntilReady(url: string, run: Run): Promise<void> {
     try {
       const response = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(2000) })
       await response.arrayBuffer()
-      if (response.ok) return
+      // The banner too: the answer must come from this child, not from whatever else took the port.
+      if (response.ok && run.stdout.includes('dcgate listening on')) return
     }
     catch {
       // not listening yet

@@ -1,2 +1,0 @@
-import 'tsx'
-await import('../core/cli/main.ts')
