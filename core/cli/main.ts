@@ -66,6 +66,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 async function loadConfig(file: string | undefined, port: string | undefined): Promise<ResolvedConfig> {
+  if (port !== undefined && !/^\d+$/.test(port)) throw new CliError(`--port must be a whole number, got "${port}"`, 2)
   const env = port === undefined ? process.env : { ...process.env, PORT: port }
   return loadConfigFile(resolveConfigPath(file), env)
 }
