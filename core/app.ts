@@ -90,7 +90,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     })
     app.use(bodyLimit(config.server.bodyLimit))
 
-    const verifier = createKeyVerifier({ orm, storage, sites, onBackgroundError: (error) => void report(error) })
+    const verifier = createKeyVerifier({ orm, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
       admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, trustProxy: config.server.trustProxy }),

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { H3Event, Middleware } from 'h3'
 import { apiError } from '../http/errors.ts'
 import type { ActiveSite } from '../sites/directory.ts'
-import type { KeyVerifier } from './verifier.ts'
+import type { KeyVerifier, VerifiedKey } from './verifier.ts'
 
 declare module 'h3' {
   interface H3EventContext {
@@ -12,12 +12,18 @@ declare module 'h3' {
   }
 }
 
-/** x-dc-key authentication with the spec's exact 401/500 bodies. */
+/**
+ * x-dc-key authentication with the spec's exact 401/500 bodies. A cached verdict is applied
+ * synchronously (no promise on the hot path); otherwise the verifier asks the cache and database.
+ */
 export function createKeyGuard(verifier: KeyVerifier, onFailure: (error: unknown, event: H3Event) => Promise<void>): Middleware {
-  return async (event) => {
-    const key = event.req.headers.get('x-dc-key')?.trim()
-    if (!key) throw apiError(401, { message: 'Missing x-dc-key header' })
-    let verified
+  const apply = (event: H3Event, verified: VerifiedKey | null) => {
+    if (!verified) throw apiError(401, { message: 'Invalid API key' })
+    event.context.site = verified.site
+    event.context.apiKeyId = verified.keyId
+  }
+  const verifySlowly = async (event: H3Event, key: string) => {
+    let verified: VerifiedKey | null
     try {
       verified = await verifier.verify(key)
     }
@@ -25,9 +31,14 @@ export function createKeyGuard(verifier: KeyVerifier, onFailure: (error: unknown
       await onFailure(error, event)
       throw apiError(500, { message: 'API key validation failed' })
     }
-    if (!verified) throw apiError(401, { message: 'Invalid API key' })
-    event.context.site = verified.site
-    event.context.apiKeyId = verified.keyId
+    apply(event, verified)
+  }
+  return (event) => {
+    const key = event.req.headers.get('x-dc-key')?.trim()
+    if (!key) throw apiError(401, { message: 'Missing x-dc-key header' })
+    const cached = verifier.peek(key)
+    if (cached === undefined) return verifySlowly(event, key)
+    apply(event, cached)
   }
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Storage } from 'unstorage'
 import type { ActiveSite, SiteDirectory } from '../sites/directory.ts'
@@ -7,9 +8,12 @@ export interface VerifiedKey { keyId: string, site: ActiveSite }
 
 export interface KeyVerifierOptions {
   orm: MikroORM
-  /** Shared with every instance when Redis is configured, so a deletion is seen everywhere at once. */
-  storage: Storage
   sites: SiteDirectory
+  /**
+   * Redis-backed storage shared by every instance: verdicts are cached there, so a deletion is seen
+   * everywhere at once. Without it (one instance) verdicts live in an in-process LRU, read synchronously.
+   */
+  shared?: Storage
   /** Failures of work done off the request path (last_used_at writes). */
   onBackgroundError: (error: unknown) => void
   validTtlMs?: number
@@ -20,30 +24,41 @@ export interface KeyVerifierOptions {
 }
 
 export interface KeyVerifier {
+  /**
+   * The cached verdict, without any I/O: the site, null for a refused key, or undefined when only
+   * `verify` can tell (not cached, or the cache is shared). Keeps the hot path free of promises.
+   */
+  peek: (key: string) => VerifiedKey | null | undefined
   /** The key's site, or null for an unknown, deleted or malformed key. Throws when the DB or cache fails. */
   verify: (key: string) => Promise<VerifiedKey | null>
-  /** Refuses a deleted key at once on every instance sharing the storage. */
+  /** Refuses a deleted key at once (on every instance sharing the storage). */
   revoke: (hash: string) => Promise<void>
 }
 
-/** Cached verdict: k = key id (null: invalid), s = site id, x = expiry in ms (memory drivers ignore TTLs). */
+/** Cached verdict: k = key id (null: invalid), s = site id, x = expiry in ms (memory caches ignore TTLs). */
 interface CacheEntry { k: string | null, s: string | null, x: number }
 
 const KEY_SHAPE = /^dcp_[\w-]{32,128}$/
+/** Bound on in-process verdicts, so a flood of random keys cannot grow memory without limit. */
+const LOCAL_ENTRIES = 100_000
 /** A deletion racing an in-flight lookup could re-cache the key; a second revocation this much later closes that window. */
 const REVOKE_AGAIN_MS = 2000
 
 export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
-  const { orm, storage, sites, onBackgroundError } = options
+  const { orm, sites, shared, onBackgroundError } = options
   const validTtl = options.validTtlMs ?? 5 * 60_000
   const invalidTtl = options.invalidTtlMs ?? 30_000
   const touchInterval = options.touchIntervalMs ?? 60_000
   const now = options.now ?? Date.now
   const lastTouched = new Map<string, number>()
+  const local = shared ? undefined : new LRUCache<string, CacheEntry>({ max: LOCAL_ENTRIES })
 
-  const cacheKey = (hash: string) => `cache:apikey:${hash}`
-  const remember = (hash: string, entry: Omit<CacheEntry, 'x'>, ttlMs: number) =>
-    storage.setItem<CacheEntry>(cacheKey(hash), { ...entry, x: now() + ttlMs }, { ttl: Math.ceil(ttlMs / 1000) })
+  const read = async (hash: string) => (local ? local.get(hash) : await shared!.getItem<CacheEntry>(`cache:apikey:${hash}`))
+  const remember = async (hash: string, entry: Omit<CacheEntry, 'x'>, ttlMs: number) => {
+    const value = { ...entry, x: now() + ttlMs }
+    if (local) local.set(hash, value)
+    else await shared!.setItem<CacheEntry>(`cache:apikey:${hash}`, value, { ttl: Math.ceil(ttlMs / 1000) })
+  }
 
   const touch = (keyId: string) => {
     const at = now()
@@ -53,33 +68,32 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
       .catch(onBackgroundError)
   }
 
-  const toVerified = (keyId: string | null, siteId: string | null): VerifiedKey | null => {
-    const site = keyId && siteId ? sites.byId(siteId) : undefined
-    return site ? { keyId: keyId!, site } : null
+  /** The verdict an unexpired entry gives; a key whose site left the config is refused. */
+  const fromEntry = (entry: CacheEntry): VerifiedKey | null => {
+    const site = entry.k && entry.s ? sites.byId(entry.s) : undefined
+    if (!site) return null
+    touch(entry.k!)
+    return { keyId: entry.k!, site }
   }
 
   return {
+    peek(key) {
+      if (!KEY_SHAPE.test(key)) return null
+      if (!local) return undefined
+      const entry = local.get(hashKey(key))
+      return entry && entry.x > now() ? fromEntry(entry) : undefined
+    },
     async verify(key) {
       if (!KEY_SHAPE.test(key)) return null
       const hash = hashKey(key)
-      const cached = await storage.getItem<CacheEntry>(cacheKey(hash))
-      if (cached && cached.x > now()) {
-        const verified = toVerified(cached.k, cached.s)
-        if (verified) touch(verified.keyId)
-        return verified
-      }
+      const cached = await read(hash)
+      if (cached && cached.x > now()) return fromEntry(cached)
       const rows = await orm.em.getConnection().execute<{ id: string, site_id: string }[]>(
         'select id, site_id from api_keys where hash = ?', [hash], 'all',
       )
-      const row = rows[0]
-      if (!row) {
-        await remember(hash, { k: null, s: null }, invalidTtl)
-        return null
-      }
-      await remember(hash, { k: row.id, s: row.site_id }, validTtl)
-      const verified = toVerified(row.id, row.site_id)
-      if (verified) touch(verified.keyId)
-      return verified
+      const entry = { k: rows[0]?.id ?? null, s: rows[0]?.site_id ?? null }
+      await remember(hash, entry, entry.k ? validTtl : invalidTtl)
+      return fromEntry({ ...entry, x: Number.POSITIVE_INFINITY })
     },
     async revoke(hash) {
       await remember(hash, { k: null, s: null }, invalidTtl)

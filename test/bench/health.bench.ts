@@ -8,7 +8,7 @@
  * a separate load generator would see; the ratio dcgate/bare is the figure to watch. See test/bench/README.md.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon, { type Result } from 'autocannon'
 import { createConsola } from 'consola'
@@ -34,6 +34,8 @@ interface RunStats {
   rps: number
   p50: number
   p99: number
+  /** Process CPU time (user + system, client and servers together) per measured response, in µs. */
+  cpuUs: number
   requests: number
 }
 
@@ -55,11 +57,11 @@ class LatencyReservoir {
     this.seen++
   }
 
-  /** Nearest-rank percentiles, in ms. */
+  /** Nearest-rank percentiles, in ms. Sorts the buffer in place: call once, at the end of a run. */
   percentiles(...ps: number[]): number[] {
     const n = Math.min(this.seen, RESERVOIR_SIZE)
     if (n === 0) return ps.map(() => Number.NaN)
-    const sorted = this.values.slice(0, n).sort()
+    const sorted = this.values.subarray(0, n).sort()
     return ps.map((p) => sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]!)
   }
 }
@@ -72,8 +74,9 @@ const latencies = new LatencyReservoir()
 function parseSeconds(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 10
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new BenchFailure(`BENCH_SECONDS must be a whole number of seconds >= 1, got "${raw}"`)
-  return value
+  if (Number.isInteger(value) && value >= 1) return value
+  console.error(`BENCHMARK FAILED: BENCH_SECONDS must be a whole number of seconds >= 1, got "${raw}"`)
+  process.exit(1)
 }
 
 /** One autocannon run. With a reservoir, records every response time and checks every response was a 200. */
@@ -96,7 +99,9 @@ function cannon(target: Target, duration: number, record?: LatencyReservoir): Pr
 
 async function measure(target: Target): Promise<RunStats> {
   await cannon(target, WARMUP_SECONDS)
+  const cpuBefore = process.cpuUsage()
   const { result, non200 } = await cannon(target, seconds, latencies)
+  const cpu = process.cpuUsage(cpuBefore)
   const codes = Object.keys(result.statusCodeStats)
   const problems = [
     result.errors && `${result.errors} errors (${result.timeouts} timeouts)`,
@@ -107,7 +112,7 @@ async function measure(target: Target): Promise<RunStats> {
   ].filter(Boolean)
   if (problems.length) throw new BenchFailure(`${target.name} (${target.url}): ${problems.join('; ')}`)
   const [p50, p99] = latencies.percentiles(50, 99)
-  return { rps: result['2xx'] / result.duration, p50: p50!, p99: p99!, requests: result['2xx'] }
+  return { rps: result['2xx'] / result.duration, p50: p50!, p99: p99!, cpuUs: (cpu.user + cpu.system) / result['2xx'], requests: result['2xx'] }
 }
 
 /** Boots dcgate as `dcgate start` does (embedded PGlite persisted under dataDir, memory storage), on a free port. */
@@ -159,20 +164,24 @@ function version(pkg: string): string {
 }
 
 function printHeader(): void {
+  const cores = availableParallelism()
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU'
-  console.log(`dcgate health benchmark: GET /api/v1/export/health (x-dc-key, key cache warm) vs bare h3 GET /health`)
-  console.log(`node ${process.version}, h3 ${version('h3')}, autocannon ${version('autocannon')}, ${availableParallelism()} cores (${cpu})`)
-  console.log(`NOTE: autocannon runs in this same process (one JS thread) as both servers on a ${availableParallelism()}-core machine;`)
-  console.log(`      absolute req/s are lower than with a separate load generator. Compare the ratio.`)
+  const load = loadavg()[0]!
+  console.log('dcgate health benchmark: GET /api/v1/export/health (x-dc-key, key cache warm) vs bare h3 GET /health')
+  console.log(`node ${process.version}, h3 ${version('h3')}, autocannon ${version('autocannon')}, ${cores} cores (${cpu})`)
+  console.log(`NOTE: autocannon runs in this same process (one JS thread) as both servers on a ${cores}-core machine;`)
+  console.log('      absolute req/s are lower than with a separate load generator. Compare the ratio.')
   console.log(`${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up (discarded) + ${seconds} s measured per run, ${ROUNDS} rounds alternating bare/dcgate`)
+  console.log(`load average before start: ${load.toFixed(2)}${load > cores * 0.75 ? `  WARNING: other work is running on this ${cores}-core machine; req/s will be noisy (the CPU µs/req column is steadier)` : ''}`)
   console.log('')
 }
 
-function printTable(bare: RunStats[], dcgate: RunStats[]): number {
+function printTable(bare: RunStats[], dcgate: RunStats[]): void {
   const num = (n: number, width: number, digits = 0) => n.toFixed(digits).padStart(width)
-  const cells = (s: RunStats) => `${num(s.rps, 9)} ${num(s.p50, 8, 3)} ${num(s.p99, 8, 3)}`
-  console.log(`${''.padEnd(7)} ${'bare h3'.padEnd(27)}  ${'dcgate'.padEnd(27)}`)
-  console.log(`${'round'.padEnd(7)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  ${'req/s'.padStart(9)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  ratio`)
+  const cells = (s: RunStats) => `${num(s.rps, 8)} ${num(s.p50, 7, 3)} ${num(s.p99, 7, 3)} ${num(s.cpuUs, 7, 1)}`
+  const heads = `${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'cpu µs'.padStart(7)}`
+  console.log(`${''.padEnd(7)} ${'bare h3'.padEnd(31)}  ${'dcgate'.padEnd(31)}`)
+  console.log(`${'round'.padEnd(7)} ${heads}  ${heads}  ratio`)
   for (let i = 0; i < bare.length; i++) {
     console.log(`${String(i + 1).padEnd(7)} ${cells(bare[i]!)}  ${cells(dcgate[i]!)}  ${num(dcgate[i]!.rps / bare[i]!.rps, 5, 3)}`)
   }
@@ -180,6 +189,7 @@ function printTable(bare: RunStats[], dcgate: RunStats[]): number {
     rps: median(list.map((s) => s.rps)),
     p50: median(list.map((s) => s.p50)),
     p99: median(list.map((s) => s.p99)),
+    cpuUs: median(list.map((s) => s.cpuUs)),
     requests: median(list.map((s) => s.requests)),
   })
   const mb = med(bare)
@@ -188,9 +198,10 @@ function printTable(bare: RunStats[], dcgate: RunStats[]): number {
   console.log(`${'median'.padEnd(7)} ${cells(mb)}  ${cells(md)}  ${num(ratio, 5, 3)}`)
   console.log('')
   console.log(`all ${bare.concat(dcgate).reduce((n, s) => n + s.requests, 0)} measured responses were 200`)
+  console.log('latency: per-response times from autocannon\'s \'response\' event (sub-ms); cpu µs: process CPU per response, client included;')
+  console.log('the median row takes the median of each column; its ratio is median dcgate req/s / median bare req/s')
+  console.log(`CPU cost ratio bare/dcgate (median cpu µs per response) = ${(mb.cpuUs / md.cpuUs).toFixed(3)}`)
   console.log(`ratio dcgate/bare (median req/s) = ${ratio.toFixed(3)}   target >= ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`)
-  console.log(`(latencies: per-response times from autocannon's 'response' event, sub-ms; the median row takes the median of each column)`)
-  return ratio
 }
 
 async function main(): Promise<number> {
@@ -214,7 +225,7 @@ async function main(): Promise<number> {
       for (const target of [targets.bare, targets.dcgate]) {
         const stats = await measure(target)
         results[target.name].push(stats)
-        console.log(`  round ${round} ${target.name.padEnd(6)} ${stats.rps.toFixed(0).padStart(7)} req/s  p50 ${stats.p50.toFixed(3)} ms  p99 ${stats.p99.toFixed(3)} ms`)
+        console.log(`  round ${round} ${target.name.padEnd(6)} ${stats.rps.toFixed(0).padStart(7)} req/s  p50 ${stats.p50.toFixed(3)} ms  p99 ${stats.p99.toFixed(3)} ms  ${stats.cpuUs.toFixed(1)} cpu µs/req`)
       }
     }
     console.log('')

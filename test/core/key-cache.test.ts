@@ -13,7 +13,7 @@ describe('key cache windows', () => {
   beforeAll(async () => {
     app = await bootTestApp()
     // A verifier on the app's own database and storage, with a clock the test moves.
-    verifier = createKeyVerifier({ orm: app.dcgate.database.orm, storage: app.dcgate.storage, sites: app.dcgate.context.sites, onBackgroundError: () => {}, now: () => clock })
+    verifier = createKeyVerifier({ orm: app.dcgate.database.orm, shared: onRedis ? app.dcgate.storage : undefined, sites: app.dcgate.context.sites, onBackgroundError: () => {}, now: () => clock })
   })
   afterAll(() => app?.close())
 
@@ -35,6 +35,16 @@ describe('key cache windows', () => {
     expect(await verifier.verify(key)).toBeNull()
     clock += 2_000
     expect(await verifier.verify(key)).toMatchObject({ site: { id: 'demo' } })
+  })
+
+  it.skipIf(onRedis)('a single instance answers cached verdicts synchronously, and asks again once they expire', async () => {
+    const key = await app.createKey('demo', 'peeked')
+    expect(verifier.peek(key)).toBeUndefined()
+    await verifier.verify(key)
+    expect(verifier.peek(key)).toMatchObject({ site: { id: 'demo' } })
+    expect(verifier.peek('not-a-key')).toBeNull()
+    clock += 5 * 60_000 + 1
+    expect(verifier.peek(key)).toBeUndefined()
   })
 
   it('revoking overrides a cached valid verdict at once', async () => {
