@@ -2,9 +2,17 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { ConversionEvent, DeliveryOutcome, PlatformRequest } from './delivery/types.ts'
+import type { ConversionEvent, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
+
+/** What an adapter may do before its requests: fetch or refresh an access token. */
+export interface AuthContext {
+  fetch: typeof fetch
+  /** Caches across requests (and instances with Redis); keep tokens here, keyed by the options they came from. */
+  cache: { get: (key: string) => Promise<string | null>, set: (key: string, value: string, ttlSeconds: number) => Promise<void> }
+  signal: AbortSignal
+}
 
 /** An ad platform: pure mapping to the platform's request and back, so one contract suite checks all. */
 export interface AdPlatformDefinition<O = unknown> {
@@ -13,12 +21,17 @@ export interface AdPlatformDefinition<O = unknown> {
   name: string
   /** The vendor API version this adapter speaks, pinned in its version.ts. */
   apiVersion: string
+  /** Must accept a `baseUrl` (contract): a proxy or a fake server can stand in for the platform. */
   options: OptionsSchema<O>
   maxBatchSize: number
   /** Oldest event the platform accepts, in days. */
   maxEventAgeDays: number
+  /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
+  authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /** Pure: the events (at most maxBatchSize) as one platform request, personal data already hashed. */
   toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
-  parseResponse: (status: number, body: string, events: readonly ConversionEvent[]) => DeliveryOutcome[]
+  /** Pure: one outcome per event, in order; classifies success, partial failure, auth, rate limit, server error. */
+  parseResponse: (response: PlatformResponse, events: readonly ConversionEvent[]) => DeliveryOutcome[]
 }
 
 /** A CRM poller: asks a CRM which held leads became qualified since the cursor. */

@@ -1,37 +1,112 @@
 /**
- * The shapes adapters exchange with the delivery pipeline. The kernel fixes their outline so the
- * registry can type adapters; the intake issue fills in the pipeline that produces and consumes them.
+ * The shapes adapters exchange with the delivery pipeline. Adapters are pure mappings between a
+ * ConversionEvent and a platform's HTTP request/response; the pipeline does all I/O, batching and retries.
  */
+import type { STANDARD_EVENTS } from '../config/schema.ts'
 
-/** A conversion ready for delivery: personal data already normalised and hashed. */
+export type StandardEvent = typeof STANDARD_EVENTS[number]
+export type Confirmation = 'payment_confirmed' | 'crm_qualified' | 'tracked'
+export type Channel = 'online' | 'in_store' | 'phone' | 'bopis'
+export type ConsentState = 'granted' | 'denied' | 'unknown'
+
+/**
+ * SHA-256 (lowercase hex) of normalised personal data, one field per normalisation a platform asks for.
+ * Built once at intake by core/identity; nothing here is plain text, so it may be stored and retried.
+ */
+export interface HashedIdentity {
+  /** trim + lowercase */
+  email?: string
+  /** trim + lowercase, and for gmail.com/googlemail.com dots removed from the local part (Google's rule) */
+  emailGoogle?: string
+  /** E.164 with the leading + (Google, TikTok, X) */
+  phoneE164?: string
+  /** E.164 digits without the + (Meta, Pinterest) */
+  phoneDigits?: string
+  /** lowercase, no punctuation or spaces */
+  firstName?: string
+  lastName?: string
+  city?: string
+  /** two-letter code when one exists, lowercase */
+  state?: string
+  /** lowercase, no spaces; US: first 5 digits */
+  zip?: string
+  /** ISO 3166-1 alpha-2, lowercase */
+  country?: string
+  /** the integrator's own user id (userId / customer_id) */
+  externalId?: string
+}
+
+/** Click and browser ids, as received or recovered from earlier visits. Not personal data in themselves. */
+export interface ClickIds {
+  gclid?: string
+  gbraid?: string
+  wbraid?: string
+  fbc?: string
+  fbp?: string
+  ttclid?: string
+  li_fat_id?: string
+  msclkid?: string
+  rdt_cid?: string
+  epik?: string
+  twclid?: string
+  ScCid?: string
+}
+
+export interface ConversionItem {
+  sku?: string
+  product_id?: string
+  name?: string
+  category?: string
+  brand?: string
+  quantity?: number
+  price?: number
+  currency?: string
+}
+
+/** A conversion ready for delivery: everything an adapter may put in a platform's request. */
 export interface ConversionEvent {
+  /** The integrator's unique id for the event; every adapter sends it as the platform's dedup key. */
   messageId: string
   siteId: string
   /** The site's event key as received. */
   event: string
-  /** The standard conversion it is delivered as (Purchase, Lead, CompleteRegistration, Schedule). */
-  sendsAs: string
-  /** When the conversion happened. */
+  /** The standard conversion it is delivered as. */
+  standardEvent: StandardEvent
   occurredAt: Date
-  properties: Record<string, unknown>
-  /** SHA-256 hex of normalised values, keyed by trait name (email, phone, first_name, ...). */
-  hashedTraits: Record<string, string>
-  clickIds: Record<string, string>
+  value?: number
+  /** ISO 4217, upper case */
+  currency?: string
+  orderId?: string
+  items: ConversionItem[]
+  channel: Channel
+  identity: HashedIdentity
+  clickIds: ClickIds
+  /** The buyer's IP and browser, sent unhashed where a platform asks for them (Meta). */
   ip?: string
   userAgent?: string
-  confirmation: 'payment_confirmed' | 'crm_qualified' | 'tracked'
+  /** The page the conversion happened on, when known. */
+  pageUrl?: string
+  consent: { adUserData: ConsentState, adPersonalization: ConsentState }
+  confirmation: Confirmation
 }
 
 /** One HTTP call to a platform, produced by an adapter's pure mapping. */
 export interface PlatformRequest {
   url: string
-  method: 'POST' | 'PUT' | 'GET'
+  method: 'POST' | 'PUT'
   headers: Record<string, string>
   body: string
 }
 
-/** What happened to one event at one platform. */
+/** What the platform answered, as the adapter's parseResponse sees it. */
+export interface PlatformResponse {
+  status: number
+  headers: Headers
+  body: string
+}
+
+/** What happened to one event at one platform. `message` is the platform's own words where it gave any. */
 export type DeliveryOutcome =
   | { status: 'sent' }
-  | { status: 'rejected', reason: string }
-  | { status: 'retry', reason: string, retryAfterMs?: number }
+  | { status: 'rejected', message: string }
+  | { status: 'retry', message: string, retryAfterMs?: number }

@@ -13,7 +13,7 @@ const meta = defineAdPlatform({
   maxBatchSize: 1000,
   maxEventAgeDays: 7,
   toRequest: (events, options) => ({ url: `https://graph.facebook.com/v24.0/${options.pixelId}/events`, method: 'POST', headers: {}, body: JSON.stringify(events.length) }),
-  parseResponse: (_status, _body, events) => events.map(() => ({ status: 'sent' as const })),
+  parseResponse: (_response, events) => events.map(() => ({ status: 'sent' as const })),
 })
 const hubspot = defineCrmPoller({
   name: 'hubspot', apiVersion: 'v3', intervalSeconds: 300,
