@@ -18,6 +18,9 @@ import { installAdminRoutes } from './admin/routes.ts'
 import { createRouteTable } from './http/routes.ts'
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
+import { createOutbox } from './delivery/outbox.ts'
+import { createConversionPipeline } from './delivery/pipeline.ts'
+import { createDeliveryWorker } from './delivery/worker.ts'
 import { builtInPlugins } from '../plugins/index.ts'
 import { adapters } from '../adapters/index.ts'
 
@@ -105,7 +108,13 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
-    const context: PluginContext = { app, hooks, config, orm, storage, registry, routes, sites, logger }
+    const outbox = createOutbox({ orm, registry, storage, policy: config.delivery, onError: (error) => void report(error) })
+    const conversions = createConversionPipeline({ orm, registry, outbox, hooks, logger })
+    const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, (error) => void report(error))
+    hooks.hook('app:ready', () => worker.start())
+    hooks.hook('app:close', () => worker.stop())
+
+    const context: PluginContext = { app, hooks, config, orm, storage, registry, routes, sites, conversions, logger }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))
     await hooks.callHook('app:ready')

@@ -1,5 +1,6 @@
 import { createHooks, type Hookable } from 'hookable'
 import type { ConsolaInstance } from 'consola'
+import type { DeliveryDecision } from './delivery/pipeline.ts'
 
 type HookResult = void | Promise<void>
 
@@ -24,6 +25,11 @@ export interface DcgateHooks {
   'sites:synced': (sites: readonly { id: string, copKey: string }[]) => HookResult
   /** A private key was deleted; it is already refused everywhere. */
   'keys:deleted': (key: { siteId: string, prefix: string }) => HookResult
+  /**
+   * A mapped conversion is about to be delivered. Set `decision.hold = true` to keep it from every
+   * platform (the release plugin holds "when qualified" events here).
+   */
+  'conversion:before-deliver': (decision: DeliveryDecision) => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
   'error': (error: unknown, context: ErrorContext) => HookResult
 }

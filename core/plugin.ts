@@ -8,6 +8,7 @@ import type { ResolvedConfig } from './config/schema.ts'
 import type { Registry } from './registry.ts'
 import type { RouteTable } from './http/routes.ts'
 import type { SiteDirectory } from './sites/directory.ts'
+import type { ConversionPipeline } from './delivery/pipeline.ts'
 import { BootError } from './errors.ts'
 
 /** What a plugin's setup receives: the kernel's services, never another plugin. */
@@ -20,6 +21,8 @@ export interface PluginContext {
   registry: Registry
   routes: RouteTable
   sites: SiteDirectory
+  /** The delivery pipeline: every intake route hands conversions to it. */
+  conversions: ConversionPipeline
   logger: ConsolaInstance
 }
 

@@ -38,6 +38,18 @@ const AdminSchema = strict({
   allowRemote: v.optional(v.boolean(), false),
 })
 
+const DeliverySchema = strict({
+  /** Attempts per platform before a delivery ends `failed`. */
+  maxAttempts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(50)), 8),
+  /** First retry delay; doubles per attempt (with jitter), capped at retryMaxMs. */
+  retryBaseMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 30_000),
+  retryMaxMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 3_600_000),
+  /** How often the worker looks for due deliveries. */
+  workerIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 1000),
+  /** Timeout of one platform call. */
+  requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
+})
+
 const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
   from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
@@ -88,6 +100,7 @@ export const ConfigSchema = v.pipe(
     storage: v.optional(strict({ url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))) }), {}),
     mail: v.optional(MailSchema, {}),
     admin: v.optional(AdminSchema, {}),
+    delivery: v.optional(DeliverySchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
   }),

@@ -6,9 +6,12 @@ import { startEmbeddedDatabase } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
 import { Site } from './entities/site.ts'
 import { ApiKey } from './entities/api-key.ts'
+import { Visit } from '../delivery/entities/visit.ts'
+import { Conversion } from '../delivery/entities/conversion.ts'
+import { Delivery } from '../delivery/entities/delivery.ts'
 
-/** Entities the kernel owns; plugins add theirs through definePlugin({ entities }). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey]
+/** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Visit, Conversion, Delivery]
 
 export interface Database {
   orm: MikroORM

@@ -24,6 +24,8 @@ export interface RouteDefinition<B = undefined, Q = undefined, P = undefined> {
   params?: Schema<P>
   /** Response schemas by status, for the OpenAPI document. */
   responses?: Record<number, Schema | { description: string, schema?: Schema }>
+  /** Runs after authentication and before the input is read (e.g. 402 for a paused site). */
+  precheck?: (event: H3Event) => void
   /** Overrides the default 400 for invalid input (e.g. 422 on the automation route). */
   invalid?: (problems: string[], part: InputPart) => HTTPError
   handler: (event: H3Event, input: RouteInput<B, Q, P>) => unknown
@@ -53,8 +55,9 @@ export function createRouteTable(app: H3, guards: Record<Exclude<RouteAuth, 'non
 
 function toHandler(route: RouteDefinition<unknown, unknown, unknown>) {
   const needsInput = route.body || route.query || route.params
-  if (!needsInput) return (event: H3Event) => route.handler(event, { body: undefined, query: undefined, params: undefined })
+  if (!needsInput && !route.precheck) return (event: H3Event) => route.handler(event, { body: undefined, query: undefined, params: undefined })
   return async (event: H3Event) => {
+    route.precheck?.(event)
     const params = route.params ? parse(route, 'params', event.context.params ?? {}) : undefined
     const query = route.query ? parse(route, 'query', Object.fromEntries(event.url.searchParams)) : undefined
     const body = route.body ? parse(route, 'body', await readJson(event, route)) : undefined
@@ -63,6 +66,11 @@ function toHandler(route: RouteDefinition<unknown, unknown, unknown>) {
 }
 
 function parse(route: RouteDefinition<unknown, unknown, unknown>, part: InputPart, input: unknown): unknown {
+  // Every body is a JSON object; say so plainly rather than listing the missing fields of an array or a string.
+  if (part === 'body' && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    const problems = ['body: must be a JSON object']
+    throw route.invalid?.(problems, part) ?? apiError(400, { message: problems[0]!, errors: problems })
+  }
   const result = v.safeParse(route[part]!, input)
   if (result.success) return result.output
   const problems = formatIssues(result.issues, part === 'body' ? '' : part).map((p) => (p.startsWith('Invalid type') ? `${part}: must be a JSON object` : p))

@@ -1,0 +1,49 @@
+import type { AdPlatformDefinition, AuthContext } from '../registry.ts'
+import type { ConversionEvent, DeliveryOutcome } from './types.ts'
+
+export interface DispatchResult {
+  outcomes: DeliveryOutcome[]
+  httpStatus: number | null
+  durationMs: number
+}
+
+/**
+ * One call to one platform: authorize, map, send, classify. Never throws: a timeout or a connection
+ * error is a retry for every event, a failure to authorize too (the message says why).
+ */
+export async function dispatch(
+  platform: AdPlatformDefinition<unknown>, options: unknown, events: readonly ConversionEvent[],
+  ctx: { cache: AuthContext['cache'], timeoutMs: number },
+): Promise<DispatchResult> {
+  const started = performance.now()
+  const signal = AbortSignal.timeout(ctx.timeoutMs)
+  const all = (outcome: DeliveryOutcome) => events.map(() => outcome)
+  const finish = (outcomes: DeliveryOutcome[], httpStatus: number | null) => ({ outcomes, httpStatus, durationMs: Math.round(performance.now() - started) })
+  let headers: Record<string, string> = {}
+  try {
+    if (platform.authorize) headers = await platform.authorize(options, { fetch, cache: ctx.cache, signal })
+  }
+  catch (error) {
+    return finish(all({ status: 'retry', message: `authorization failed: ${messageOf(error)}` }), null)
+  }
+  const request = platform.toRequest(events, options)
+  let response: Response
+  try {
+    response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body, signal })
+  }
+  catch (error) {
+    const timedOut = signal.aborted
+    return finish(all({ status: 'retry', message: timedOut ? `no answer within ${ctx.timeoutMs} ms` : `connection failed: ${messageOf(error)}` }), null)
+  }
+  const body = await response.text().catch(() => '')
+  const outcomes = platform.parseResponse({ status: response.status, headers: response.headers, body }, events)
+  if (outcomes.length !== events.length) {
+    return finish(all({ status: 'rejected', message: `adapter ${platform.name} returned ${outcomes.length} outcomes for ${events.length} events` }), response.status)
+  }
+  return finish(outcomes, response.status)
+}
+
+function messageOf(error: unknown): string {
+  const cause = (error as { cause?: { message?: string } }).cause?.message
+  return `${error instanceof Error ? error.message : String(error)}${cause ? ` (${cause})` : ''}`
+}

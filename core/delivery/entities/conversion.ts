@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto'
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+import type { ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
+
+/**
+ * An accepted conversion. Personal data is stored only as hashes (`identity`); the buyer's IP and user
+ * agent, which some platforms need in clear, are kept only until every delivery has ended, then cleared.
+ */
+export const Conversion = defineEntity({
+  name: 'Conversion',
+  tableName: 'conversions',
+  uniques: [{ properties: ['siteId', 'messageId'] }],
+  indexes: [{ properties: ['siteId', 'createdAt', 'id'] }],
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    siteId: p.string().length(64),
+    messageId: p.string().length(255),
+    source: p.string().length(64),
+    event: p.string(),
+    /** Standard event it is delivered as; null when the event is unknown or unmapped. */
+    standardEvent: p.string().length(32).nullable(),
+    occurredAt: p.datetime(6),
+    value: p.double().nullable(),
+    currency: p.string().length(3).nullable(),
+    orderId: p.string().nullable(),
+    channel: p.string().length(16),
+    items: p.json<ConversionItem[]>().defaultRaw(`'[]'::jsonb`),
+    identity: p.json<HashedIdentity>().defaultRaw(`'{}'::jsonb`),
+    clickIds: p.json<ClickIds>().defaultRaw(`'{}'::jsonb`),
+    userId: p.string().nullable(),
+    anonymousId: p.string().nullable(),
+    sessionId: p.string().length(128).nullable(),
+    pageUrl: p.text().nullable(),
+    ip: p.string().length(64).nullable(),
+    userAgent: p.text().nullable(),
+    /** From the matched visit: granted, denied or unknown (server-side conversions with no visit). */
+    consent: p.string().length(16).default('unknown'),
+    isBot: p.boolean().default(false),
+    confirmation: p.string().length(32),
+    /** accepted | held | unmapped */
+    state: p.string().length(16),
+    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+  },
+})
+export type IConversion = InferEntity<typeof Conversion>

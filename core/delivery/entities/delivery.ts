@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto'
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+
+/**
+ * One conversion at one platform: the transactional outbox. Written with the conversion, before the
+ * first attempt; a worker claims due rows with a lease (`lockedUntil`), so a crash loses nothing.
+ */
+export const Delivery = defineEntity({
+  name: 'Delivery',
+  tableName: 'deliveries',
+  indexes: [
+    { properties: ['status', 'nextAttemptAt'] },
+    { properties: ['siteId', 'createdAt', 'id'] },
+    { properties: ['conversionId'] },
+  ],
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()),
+    conversionId: p.uuid(),
+    siteId: p.string().length(64),
+    provider: p.string().length(32),
+    /** pending | retrying | sent | failed | skipped */
+    status: p.string().length(16),
+    attempts: p.integer().default(0),
+    httpStatus: p.integer().nullable(),
+    /** The platform's own message, or why it was skipped or failed. */
+    error: p.text().nullable(),
+    nextAttemptAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    lockedUntil: p.datetime(6).nullable(),
+    lastDurationMs: p.integer().nullable(),
+    sentAt: p.datetime(6).nullable(),
+    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    updatedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+})
+export type IDelivery = InferEntity<typeof Delivery>

@@ -1,0 +1,121 @@
+import type { MikroORM } from '@mikro-orm/postgresql'
+import type { Storage } from 'unstorage'
+import type { Registry, AdPlatformDefinition } from '../registry.ts'
+import type { ResolvedConfig } from '../config/schema.ts'
+import { dispatch } from './dispatch.ts'
+import { nextStep } from './retry.ts'
+import type { ConsentState, ConversionEvent, DeliveryOutcome, StandardEvent } from './types.ts'
+
+/** How long a claimed delivery stays ours; after a crash another worker takes it over when this runs out. */
+export const LEASE_SECONDS = 60
+
+export interface ClaimedDelivery { id: string, conversion_id: string, site_id: string, provider: string, attempts: number }
+
+export interface OutboxDeps {
+  orm: MikroORM
+  registry: Registry
+  storage: Storage
+  policy: ResolvedConfig['delivery']
+  onError: (error: unknown) => void
+}
+
+export interface Outbox {
+  /** Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them. */
+  runDue: (limit: number) => Promise<number>
+  /** Attempts deliveries this process has just written and holds the lease on. */
+  attempt: (rows: readonly ClaimedDelivery[]) => Promise<void>
+}
+
+export function createOutbox(deps: OutboxDeps): Outbox {
+  const { orm, registry, storage, policy } = deps
+  const sql = <T extends object[] = Record<string, unknown>[]>(text: string, params: unknown[] = []) => orm.em.getConnection().execute<T>(text, params)
+  const cache = {
+    get: (key: string) => storage.getItem<string>(`cache:auth:${key}`),
+    set: (key: string, value: string, ttlSeconds: number) => storage.setItem(`cache:auth:${key}`, value, { ttl: ttlSeconds }),
+  }
+
+  const attemptOne = async (row: ClaimedDelivery): Promise<void> => {
+    const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
+    const conversion = (await sql<ConversionRow[]>('select * from conversions where id = ?', [row.conversion_id]))[0]
+    let outcome: DeliveryOutcome
+    let httpStatus: number | null = null
+    let durationMs: number | null = null
+    let platform: AdPlatformDefinition<unknown> | undefined
+    if (!configured || !conversion) {
+      outcome = { status: 'rejected', message: configured ? 'conversion not found' : `platform ${row.provider} is no longer configured for site ${row.site_id}` }
+    }
+    else {
+      platform = configured.definition as AdPlatformDefinition<unknown>
+      const result = await dispatch(platform, configured.options, [toEvent(conversion)], { cache, timeoutMs: policy.requestTimeoutMs })
+      outcome = result.outcomes[0]!
+      httpStatus = result.httpStatus
+      durationMs = result.durationMs
+    }
+    const attempts = row.attempts + 1
+    const step = nextStep(outcome, attempts, new Date(conversion?.occurred_at ?? Date.now()), platform?.maxEventAgeDays ?? 1, policy)
+    await sql(
+      `update deliveries set status = ?, attempts = ?, http_status = ?, error = ?, last_duration_ms = ?, locked_until = null,
+         next_attempt_at = ?, sent_at = ?, updated_at = now() where id = ?`,
+      [step.status, attempts, httpStatus, step.status === 'sent' ? null : step.error, durationMs,
+        step.status === 'retrying' ? step.nextAttemptAt : new Date(), step.status === 'sent' ? new Date() : null, row.id],
+    )
+    if (step.status !== 'retrying') await forgetClearData(row.conversion_id)
+  }
+
+  /** IP and user agent are needed in clear only while a delivery may still be attempted. */
+  const forgetClearData = (conversionId: string) => sql(
+    `update conversions set ip = null, user_agent = null where id = ? and (ip is not null or user_agent is not null)
+       and not exists (select 1 from deliveries where conversion_id = ? and status in ('pending', 'retrying'))`,
+    [conversionId, conversionId],
+  )
+
+  const attempt = async (rows: readonly ClaimedDelivery[]) => {
+    await Promise.all(rows.map((row) => attemptOne(row).catch(deps.onError)))
+  }
+
+  return {
+    attempt,
+    async runDue(limit) {
+      const rows = await sql<ClaimedDelivery[]>(
+        `update deliveries set locked_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+         where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
+           and (locked_until is null or locked_until < now()) order by next_attempt_at limit ? for update skip locked)
+         returning id, conversion_id, site_id, provider, attempts`,
+        [limit],
+      )
+      await attempt(rows)
+      return rows.length
+    },
+  }
+}
+
+interface ConversionRow {
+  id: string, site_id: string, message_id: string, event: string, standard_event: string, occurred_at: string | Date
+  value: number | null, currency: string | null, order_id: string | null, channel: string, items: ConversionEvent['items']
+  identity: ConversionEvent['identity'], click_ids: ConversionEvent['clickIds'], ip: string | null, user_agent: string | null
+  page_url: string | null, consent: string, confirmation: string
+}
+
+/** The stored conversion as adapters see it. */
+function toEvent(row: ConversionRow): ConversionEvent {
+  const consent = row.consent as ConsentState
+  return {
+    messageId: row.message_id,
+    siteId: row.site_id,
+    event: row.event,
+    standardEvent: row.standard_event as StandardEvent,
+    occurredAt: new Date(row.occurred_at),
+    value: row.value ?? undefined,
+    currency: row.currency ?? undefined,
+    orderId: row.order_id ?? undefined,
+    items: row.items,
+    channel: row.channel as ConversionEvent['channel'],
+    identity: row.identity,
+    clickIds: row.click_ids,
+    ip: row.ip ?? undefined,
+    userAgent: row.user_agent ?? undefined,
+    pageUrl: row.page_url ?? undefined,
+    consent: { adUserData: consent, adPersonalization: consent },
+    confirmation: row.confirmation as ConversionEvent['confirmation'],
+  }
+}

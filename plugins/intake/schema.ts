@@ -1,0 +1,63 @@
+import * as v from 'valibot'
+
+const Text = (max = 1000) => v.pipe(v.string(), v.trim(), v.maxLength(max))
+const Money = v.pipe(v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a number'), v.transform(Number))], 'must be a number'), v.finite())
+
+/** ISO 8601 string, unix seconds or unix milliseconds (numbers below 10^11 are read as seconds). */
+const Timestamp = v.pipe(
+  v.union([v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp')), v.pipe(v.number(), v.integer(), v.minValue(0))], 'must be an ISO 8601 string or unix seconds or milliseconds'),
+  v.transform((value) => new Date(typeof value === 'number' ? (value < 1e11 ? value * 1000 : value) : value)),
+)
+
+const Item = v.looseObject({
+  sku: v.optional(Text(255)),
+  product_id: v.optional(Text(255)),
+  name: v.optional(Text(500)),
+  category: v.optional(Text(255)),
+  brand: v.optional(Text(255)),
+  quantity: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  price: v.optional(Money),
+  currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code'), v.toUpperCase())),
+})
+
+/** POST /api/v1/conversions/automation body (spec: "Conversion request"). Unknown fields are ignored. */
+export const ConversionRequest = v.looseObject({
+  event: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255)),
+  messageId: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(255))),
+  timestamp: v.optional(Timestamp),
+  userId: v.optional(Text(255)),
+  anonymousId: v.optional(Text(255)),
+  properties: v.optional(v.looseObject({
+    value: v.optional(Money),
+    currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code'), v.toUpperCase())),
+    order_id: v.optional(v.pipe(v.union([v.string(), v.number()], 'must be a string'), v.transform(String))),
+    items: v.optional(v.pipe(v.array(Item), v.maxLength(500))),
+    channel: v.optional(v.picklist(['online', 'in_store', 'phone', 'bopis'])),
+  })),
+  context: v.optional(v.looseObject({
+    traits: v.optional(v.looseObject({
+      email: v.optional(Text(320)), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
+      street: v.optional(Text(500)), postal_code: v.optional(Text(32)), city: v.optional(Text(255)), state: v.optional(Text(255)), country: v.optional(Text(64)),
+    })),
+    identifiers: v.optional(v.record(v.string(), v.pipe(v.string('must be a string'), v.maxLength(2048)))),
+    ip: v.optional(v.pipe(v.string(), v.ip('must be an IPv4 or IPv6 address'))),
+    userAgent: v.optional(Text(2048)),
+    page: v.optional(v.looseObject({ url: v.optional(Text(4096)) })),
+  })),
+})
+export type ConversionRequestOutput = v.InferOutput<typeof ConversionRequest>
+
+const Result = v.object({
+  messageId: v.string(),
+  success: v.boolean(),
+  message: v.string(),
+  identity: v.object({ matched: v.number(), created: v.number(), enriched: v.array(v.string()) }),
+  errors: v.optional(v.array(v.object({ provider: v.optional(v.string()), status: v.string(), message: v.string() }))),
+})
+export const ConversionResponse = v.object({
+  accepted: v.boolean(),
+  source: v.string(),
+  adapter_version: v.pipe(v.string(), v.description('Intake adapter version, v<year>-<month>')),
+  events: v.array(Result),
+  duration_ms: v.number(),
+})
