@@ -15,6 +15,7 @@ import { createKeyVerifier } from './auth/verifier.ts'
 import { createAdminGuard, createKeyGuard } from './auth/guards.ts'
 import { resolveAdminToken } from './admin/token.ts'
 import { installAdminRoutes } from './admin/routes.ts'
+import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
@@ -106,6 +107,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       migrate: runMigrations,
       status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
+    installDeliveryRoutes(routes, orm, sites)
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const outbox = createOutbox({ orm, registry, storage, policy: config.delivery, onError: (error) => void report(error) })

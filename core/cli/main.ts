@@ -5,6 +5,7 @@ import { BootError } from '../errors.ts'
 import { createAdminClient } from './admin-client.ts'
 import { keysCommand } from './commands/keys.ts'
 import { sitesCommand } from './commands/sites.ts'
+import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
 
 const HELP = `dcgate: conversion tracking, data export and data deletion
@@ -19,6 +20,8 @@ Commands:
   keys create --site <id> --name <name>         create a private key (printed in full once)
   keys list --site <id>                         list a site's keys (prefixes only)
   keys delete <prefix> --site <id>              delete a key; it stops working at once
+  deliveries list --site <id> [--status S]      the delivery report (S: pending retrying sent failed skipped)
+  deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
 
 Options:
   --config F   config file (.ts, .mjs or .js); default DCGATE_CONFIG or config/dcgate.config.ts
@@ -26,7 +29,7 @@ Options:
   --json       machine-readable output
   -h, --help   this help`
 
-const COMMANDS = ['start', 'migrate', 'sites', 'keys']
+const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries']
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -38,6 +41,8 @@ async function main(argv: string[]): Promise<void> {
       url: { type: 'string' },
       site: { type: 'string' },
       name: { type: 'string' },
+      status: { type: 'string' },
+      failed: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -62,6 +67,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
     case 'sites': return sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
+    case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }
 }
 

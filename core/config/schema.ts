@@ -46,6 +46,8 @@ const DeliverySchema = strict({
   retryMaxMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 3_600_000),
   /** How often the worker looks for due deliveries. */
   workerIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 1000),
+  /** How long a claimed delivery is held; after a crash, another worker takes it over once this runs out. */
+  leaseSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   /** Timeout of one platform call. */
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
 })

@@ -6,9 +6,6 @@ import { dispatch } from './dispatch.ts'
 import { nextStep } from './retry.ts'
 import type { ConsentState, ConversionEvent, DeliveryOutcome, StandardEvent } from './types.ts'
 
-/** How long a claimed delivery stays ours; after a crash another worker takes it over when this runs out. */
-export const LEASE_SECONDS = 60
-
 export interface ClaimedDelivery { id: string, conversion_id: string, site_id: string, provider: string, attempts: number }
 
 export interface OutboxDeps {
@@ -20,6 +17,8 @@ export interface OutboxDeps {
 }
 
 export interface Outbox {
+  /** Seconds a claim lasts (config delivery.leaseSeconds); a crashed holder's rows are free after it. */
+  leaseSeconds: number
   /** Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them. */
   runDue: (limit: number) => Promise<number>
   /** Attempts deliveries this process has just written and holds the lease on. */
@@ -74,14 +73,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   return {
+    leaseSeconds: policy.leaseSeconds,
     attempt,
     async runDue(limit) {
       const rows = await sql<ClaimedDelivery[]>(
-        `update deliveries set locked_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+        `update deliveries set locked_until = now() + make_interval(secs => ?), updated_at = now()
          where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
            and (locked_until is null or locked_until < now()) order by next_attempt_at limit ? for update skip locked)
          returning id, conversion_id, site_id, provider, attempts`,
-        [limit],
+        [policy.leaseSeconds, limit],
       )
       await attempt(rows)
       return rows.length

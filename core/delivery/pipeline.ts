@@ -7,7 +7,7 @@ import type { AdPlatformDefinition, Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import { matchVisits, CLICK_ID_NAMES } from './match.ts'
 import { resolveEvent } from './mapping.ts'
-import { LEASE_SECONDS, type ClaimedDelivery, type Outbox } from './outbox.ts'
+import type { ClaimedDelivery, Outbox } from './outbox.ts'
 import type { Channel, ClickIds, Confirmation, ConversionItem, StandardEvent } from './types.ts'
 
 /** A conversion as an intake route received it, before matching and hashing. */
@@ -106,8 +106,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
           const id = randomUUID()
           await connection.execute(
             `insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)
-             values (?, ?, ?, ?, ?, ?, ${skipReason ? 'null' : `now() + interval '${LEASE_SECONDS} seconds'`})`,
-            [id, conversionId, site.id, definition.name, skipReason ? 'skipped' : 'pending', skipReason ?? null], 'run', ctx,
+             values (?, ?, ?, ?, ?, ?, case when ? then null else now() + make_interval(secs => ?) end)`,
+            [id, conversionId, site.id, definition.name, skipReason ? 'skipped' : 'pending', skipReason ?? null, Boolean(skipReason), outbox.leaseSeconds], 'run', ctx,
           )
           if (!skipReason) rows.push({ id, conversion_id: conversionId, site_id: site.id, provider: definition.name, attempts: 0 })
         }

@@ -206,3 +206,16 @@ describe('identity match and click-id recovery', () => {
     expect(await sql(`select d.status, d.error from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'bot-1'`)).toEqual([{ status: 'skipped', error: 'the matched visit was ruled a bot' }])
   })
 })
+
+describe('delivery report', () => {
+  it('lists deliveries by status and replays failed ones', async () => {
+    const failed = await (await app.admin('GET', '/sites/broken/deliveries?status=failed')).json() as { deliveries: { id: string, message_id: string, provider: string, error: string, status: string }[] }
+    expect(failed.deliveries).toEqual([expect.objectContaining({ message_id: 'auth-1', provider: 'testads', status: 'failed', error: 'Invalid access token' })])
+    expect((await app.admin('GET', '/sites/broken/deliveries?status=nope')).status).toBe(400)
+    const before = sentFor('auth-1').length
+    const replay = await app.admin('POST', '/sites/broken/deliveries/retry', { id: failed.deliveries[0]!.id })
+    expect(await replay.json()).toEqual({ requeued: [failed.deliveries[0]!.id] })
+    await expect.poll(() => sentFor('auth-1').length, { timeout: 5000 }).toBe(before + 1)
+    expect((await app.admin('POST', '/sites/broken/deliveries/retry', {})).status).toBe(400)
+  })
+})

@@ -1,0 +1,27 @@
+import type { AdminClient } from '../admin-client.ts'
+import { CliError, table, type Output } from '../output.ts'
+
+interface DeliveryRow { id: string, message_id: string, event: string, provider: string, status: string, attempts: number, http_status: number | null, error: string | null, created_at: string }
+
+const USAGE = 'Usage: dcgate deliveries list --site <id> [--status failed] | deliveries retry <id> --site <id> | deliveries retry --failed --site <id>'
+
+export async function deliveriesCommand(client: AdminClient, out: Output, args: string[], options: { site?: string, status?: string, failed?: boolean }): Promise<void> {
+  const [action, id] = args
+  if (!options.site) throw new CliError(`--site is required. ${USAGE}`, 2)
+  const base = `/sites/${encodeURIComponent(options.site)}/deliveries`
+  if (action === 'list') {
+    const { deliveries } = await client.request<{ deliveries: DeliveryRow[] }>('GET', `${base}${options.status ? `?status=${encodeURIComponent(options.status)}` : ''}`)
+    out.result(deliveries, () => deliveries.length === 0
+      ? 'No deliveries.'
+      : table([['ID', 'MESSAGE', 'EVENT', 'PLATFORM', 'STATUS', 'TRIES', 'HTTP', 'ERROR'],
+          ...deliveries.map((d) => [d.id, d.message_id, d.event, d.provider, d.status, String(d.attempts), String(d.http_status ?? ''), (d.error ?? '').slice(0, 80)])]))
+    return
+  }
+  if (action === 'retry') {
+    if (!id && !options.failed) throw new CliError(`Give a delivery id or --failed. ${USAGE}`, 2)
+    const { requeued } = await client.request<{ requeued: string[] }>('POST', `${base}/retry`, id ? { id } : { failed: true })
+    out.result({ requeued }, () => `Requeued ${requeued.length} deliver${requeued.length === 1 ? 'y' : 'ies'}; the worker sends them within a few seconds.`)
+    return
+  }
+  throw new CliError(USAGE, 2)
+}
