@@ -28,6 +28,8 @@ export interface AdPlatformDefinition<O = unknown> {
   maxEventAgeDays: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */
+  skipReason?: (event: ConversionEvent, options: O) => string | undefined
   /** Pure: the events (at most maxBatchSize) as one platform request, personal data already hashed. */
   toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
   /** Pure: one outcome per event, in order; classifies success, partial failure, auth, rate limit, server error. */

@@ -24,7 +24,9 @@ export async function dispatch(
     if (platform.authorize) headers = await platform.authorize(options, { fetch, cache: ctx.cache, signal })
   }
   catch (error) {
-    return finish(all({ status: 'retry', message: `authorization failed: ${messageOf(error)}` }), null)
+    // An adapter marks answers that need the operator (a revoked refresh token) as not retryable.
+    const retryable = (error as { retryable?: unknown }).retryable !== false
+    return finish(all({ status: retryable ? 'retry' : 'rejected', message: `authorization failed: ${messageOf(error)}` }), null)
   }
   const request = platform.toRequest(events, options)
   let response: Response

@@ -45,7 +45,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
     else {
       platform = configured.definition as AdPlatformDefinition<unknown>
-      const result = await dispatch(platform, configured.options, [toEvent(conversion)], { cache, timeoutMs: policy.requestTimeoutMs })
+      const event = toEvent(conversion)
+      const skip = platform.skipReason?.(event, configured.options)
+      if (skip) {
+        await sql(`update deliveries set status = 'skipped', error = ?, locked_until = null, updated_at = now() where id = ?`, [skip, row.id])
+        await forgetClearData(row.conversion_id)
+        return
+      }
+      const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!
       httpStatus = result.httpStatus
       durationMs = result.durationMs

@@ -1,0 +1,42 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { toMetaRequest, type MetaOptions } from './map.ts'
+import { fromMetaResponse } from './response.ts'
+import { META_API_VERSION } from './version.ts'
+
+const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
+
+/** `sites[].destinations.meta`; unknown keys are refused so a misspelt `testEventcode` stops boot. */
+const options = v.strictObject(
+  {
+    pixelId: v.pipe(
+      v.string('must be a string of digits (quote it: numbers this long lose digits)'),
+      v.trim(),
+      v.regex(/^\d{1,20}$/, 'must be the pixel (dataset) id from Events Manager, digits only'),
+    ),
+    accessToken: NonEmpty,
+    testEventCode: v.optional(NonEmpty),
+    baseUrl: v.optional(v.pipe(
+      v.string('must be a string'),
+      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://graph.facebook.com'),
+      v.url('must be an absolute http(s) URL such as https://graph.facebook.com'),
+      v.transform((url) => url.replace(/\/+$/, '')),
+    )),
+  },
+  (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object with pixelId and accessToken'
+  },
+) satisfies v.GenericSchema<unknown, MetaOptions>
+
+/** Meta Conversions API (server events for a pixel / dataset). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<MetaOptions>({
+  name: 'meta',
+  apiVersion: META_API_VERSION,
+  options,
+  maxBatchSize: 1000,
+  maxEventAgeDays: 7,
+  toRequest: toMetaRequest,
+  parseResponse: fromMetaResponse,
+})

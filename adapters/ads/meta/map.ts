@@ -1,0 +1,134 @@
+/**
+ * Pure mapping of conversions to one Conversions API call: POST {base}/{version}/{pixelId}/events with a JSON
+ * body `{ data: [server events], test_event_code? }`. Personal data arrives hashed (core/identity); this file only
+ * places it under Meta's keys. Decisions and sources: README.md.
+ */
+import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest } from '../../../core/delivery/types.ts'
+import { META_API_VERSION } from './version.ts'
+
+export const META_GRAPH_URL = 'https://graph.facebook.com'
+
+/** One site's Meta options, as the schema in index.ts resolves them. */
+export interface MetaOptions {
+  /** Pixel (dataset) id from Events Manager, digits only. */
+  pixelId: string
+  /** System-user access token; sent as `Authorization: Bearer`, never in the URL. */
+  accessToken: string
+  /** Routes events to Events Manager → Test events instead of live data. */
+  testEventCode?: string
+  /** Stands in for https://graph.facebook.com (a proxy or a fake), without a trailing slash. */
+  baseUrl?: string
+}
+
+/** Where a conversion happened, in Meta's `action_source` words. BOPIS is bought on the website. */
+export const ACTION_SOURCE = {
+  online: 'website',
+  in_store: 'physical_store',
+  phone: 'phone_call',
+  bopis: 'website',
+} as const satisfies Record<Channel, string>
+
+/** Meta's hashed customer-information keys and the HashedIdentity variant each one takes. */
+const HASHED_KEYS = [
+  ['em', 'email'],
+  ['ph', 'phoneDigits'],
+  ['fn', 'firstName'],
+  ['ln', 'lastName'],
+  ['ct', 'city'],
+  ['st', 'state'],
+  ['zp', 'zip'],
+  ['country', 'country'],
+  ['external_id', 'externalId'],
+] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+type UserData = Record<string, string | string[]>
+
+export function toMetaRequest(events: readonly ConversionEvent[], options: MetaOptions): PlatformRequest {
+  const base = (options.baseUrl ?? META_GRAPH_URL).replace(/\/+$/, '')
+  const data = events.flatMap((event) => {
+    const userData = toUserData(event)
+    return Object.keys(userData).length > 0 ? [toServerEvent(event, userData)] : []
+  })
+  const body = options.testEventCode ? { data, test_event_code: options.testEventCode } : { data }
+  return {
+    url: `${base}/${META_API_VERSION}/${encodeURIComponent(options.pixelId)}/events`,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Authorization': `Bearer ${options.accessToken}` },
+    body: JSON.stringify(body),
+  }
+}
+
+/**
+ * Whether Meta can match the event to a person at all. Meta rejects a whole request when one event has no
+ * customer information, so such events stay out of the request and response.ts rejects them on their own.
+ */
+export function isMatchable(event: ConversionEvent): boolean {
+  return Object.keys(toUserData(event)).length > 0
+}
+
+// --- internal ---
+
+function toServerEvent(event: ConversionEvent, userData: UserData): Record<string, unknown> {
+  const customData = toCustomData(event)
+  return {
+    event_name: event.standardEvent,
+    event_time: Math.floor(event.occurredAt.getTime() / 1000),
+    event_id: event.messageId,
+    action_source: ACTION_SOURCE[event.channel],
+    ...(event.pageUrl ? { event_source_url: event.pageUrl } : {}),
+    user_data: userData,
+    ...(Object.keys(customData).length > 0 ? { custom_data: customData } : {}),
+    ...toConsent(event.consent),
+  }
+}
+
+/** Hashed keys as one-element arrays (Meta takes a string or an array); anything not a SHA-256 digest is left out. */
+function toUserData(event: ConversionEvent): UserData {
+  const userData: UserData = {}
+  for (const [key, field] of HASHED_KEYS) {
+    const value = event.identity[field]
+    if (value !== undefined && SHA256_HEX.test(value)) userData[key] = [value]
+  }
+  if (event.ip) userData.client_ip_address = event.ip
+  if (event.userAgent) userData.client_user_agent = event.userAgent
+  if (event.clickIds.fbc) userData.fbc = event.clickIds.fbc
+  if (event.clickIds.fbp) userData.fbp = event.clickIds.fbp
+  return userData
+}
+
+function toCustomData(event: ConversionEvent): Record<string, unknown> {
+  const customData: Record<string, unknown> = {}
+  // Meta requires a currency with a value; a value without one is left out rather than failing the batch.
+  if (event.value !== undefined && event.currency) {
+    customData.value = event.value
+    customData.currency = event.currency
+  }
+  if (event.orderId) customData.order_id = event.orderId
+  const contents = event.items.flatMap((item) => {
+    const id = item.sku ?? item.product_id
+    if (!id) return []
+    return [{ id, quantity: item.quantity ?? 1, ...(item.price === undefined ? {} : { item_price: item.price }) }]
+  })
+  if (contents.length > 0) {
+    customData.contents = contents
+    customData.content_type = 'product'
+    customData.num_items = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
+  }
+  if (event.channel === 'bopis' && event.standardEvent === 'Purchase') customData.delivery_category = 'in_store'
+  return customData
+}
+
+/**
+ * adUserData denied → Limited Data Use, location left to Meta (0/0); adPersonalization denied → opt_out, so the
+ * event counts for attribution but not for ad delivery optimisation. Granted or unknown adds nothing.
+ */
+function toConsent(consent: ConversionEvent['consent']): Record<string, unknown> {
+  return {
+    ...(consent.adPersonalization === 'denied' ? { opt_out: true } : {}),
+    ...(consent.adUserData === 'denied'
+      ? { data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0 }
+      : {}),
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Pure classification of a Conversions API answer. Meta accepts or refuses a request as a whole (2xx with
+ * `events_received`, or a Graph error body), so every sent event gets the same outcome; events map.ts left out
+ * for lack of customer information are rejected on their own. Codes and sources: README.md.
+ */
+import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { isMatchable } from './map.ts'
+
+/** Graph error body: `{ error: { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, is_transient } }`. */
+export interface GraphError {
+  message?: string
+  type?: string
+  code?: number
+  error_subcode?: number
+  error_user_title?: string
+  error_user_msg?: string
+  fbtrace_id?: string
+  is_transient?: boolean
+}
+
+/** Throttling: 4 app, 17 user, 32 page, 341 application limit, 613 rate limit on this call. */
+const THROTTLED = new Set([4, 17, 32, 341, 613])
+/** Temporary: 1 unknown, 2 service, 368 temporarily blocked (wait and retry). */
+const TRANSIENT = new Set([1, 2, 368])
+
+const UNMATCHABLE: DeliveryOutcome = {
+  status: 'rejected',
+  message: 'not sent to Meta: the event carries no customer information (email, phone, name, address, external id, IP address, user agent, fbc or fbp) for Meta to match',
+}
+
+export function fromMetaResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
+  const outcome = classifyMetaResponse(response)
+  return events.map((event) => (isMatchable(event) ? outcome : UNMATCHABLE))
+}
+
+/** The outcome of one request for the events it carried. */
+export function classifyMetaResponse(response: PlatformResponse): DeliveryOutcome {
+  const { status, headers } = response
+  if (status >= 200 && status < 300) return { status: 'sent' }
+  const error = readGraphError(response.body)
+  const message = error ? describeGraphError(status, error) : describeHttp(status, response.body)
+  const code = error?.code
+  if (status === 429 || (code !== undefined && THROTTLED.has(code))) return retry(message, headers)
+  if (error?.is_transient === true || (code !== undefined && TRANSIENT.has(code))) return retry(message, headers)
+  if (code !== undefined) {
+    const hint = authHint(code)
+    if (hint) return { status: 'rejected', message: `${message}. ${hint}` }
+  }
+  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
+  return retryable ? retry(message, headers) : { status: 'rejected', message }
+}
+
+/**
+ * Milliseconds to wait: `Retry-After` (seconds, or an HTTP date measured from the response's `Date`), else
+ * the largest `estimated_time_to_regain_access` (minutes) in Meta's `X-Business-Use-Case-Usage` header.
+ */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const retryAfter = headers.get('retry-after')?.trim()
+  if (retryAfter) {
+    if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000
+    const at = Date.parse(retryAfter)
+    if (!Number.isNaN(at)) {
+      const sent = Date.parse(headers.get('date') ?? '')
+      return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+    }
+  }
+  const minutes = regainAccessMinutes(headers.get('x-business-use-case-usage'))
+  return minutes > 0 ? minutes * 60_000 : undefined
+}
+
+// --- internal ---
+
+function retry(message: string, headers: Headers): DeliveryOutcome {
+  const after = retryAfterMs(headers)
+  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
+}
+
+function readGraphError(body: string): GraphError | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body)
+    const error = (parsed as { error?: unknown } | null)?.error
+    return typeof error === 'object' && error !== null ? error as GraphError : undefined
+  }
+  catch {
+    return undefined
+  }
+}
+
+function describeGraphError(status: number, error: GraphError): string {
+  const id = [error.code, error.error_subcode].filter((part) => part !== undefined).join('/')
+  const head = `Meta ${error.type ?? 'error'}${id ? ` ${id}` : ''} (HTTP ${status})`
+  const user = [error.error_user_title, error.error_user_msg].filter(Boolean).join(': ')
+  const text = [error.message, user].filter(Boolean).join(' – ') || 'no message'
+  return `${head}: ${text}${error.fbtrace_id ? ` [fbtrace_id ${error.fbtrace_id}]` : ''}`
+}
+
+function describeHttp(status: number, body: string): string {
+  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
+  return text ? `Meta answered HTTP ${status}: ${text}` : `Meta answered HTTP ${status} with an empty body`
+}
+
+/** What the operator must fix for errors no retry can cure: the token (102, 190) or its permissions (10, 200-299). */
+function authHint(code: number): string | undefined {
+  if (code === 190 || code === 102) {
+    return 'The access token is invalid, expired or revoked: generate a new system-user token and update accessToken in the meta destination'
+  }
+  if (code === 10 || (code >= 200 && code <= 299)) {
+    return 'The token lacks permission: give its system user access to the pixel (dataset) and the ads_management permission'
+  }
+  return undefined
+}
+
+function regainAccessMinutes(header: string | null): number {
+  if (!header) return 0
+  try {
+    const usage = JSON.parse(header) as Record<string, { estimated_time_to_regain_access?: unknown }[]>
+    const minutes = Object.values(usage).flat().map((entry) => Number(entry?.estimated_time_to_regain_access ?? 0))
+    return Math.max(0, ...minutes.filter(Number.isFinite))
+  }
+  catch {
+    return 0
+  }
+}

@@ -1,0 +1,207 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import meta from '../../adapters/ads/meta/index.ts'
+import type { MetaOptions } from '../../adapters/ads/meta/map.ts'
+import { META_API_VERSION } from '../../adapters/ads/meta/version.ts'
+import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { metaErrors, startFakeMeta } from '../fakes/meta.ts'
+
+const fake = await startFakeMeta()
+afterAll(() => fake.close())
+
+const options: MetaOptions = { pixelId: fake.pixelId, accessToken: fake.accessToken, baseUrl: fake.url }
+const resolved = v.parse(meta.options, options)
+
+interface ServerEvent { event_name: string, event_time: number, event_id: string, action_source: string, [key: string]: unknown }
+const dataOf = (body: unknown) => (body as { data: ServerEvent[] }).data
+const mapped = (events: ConversionEvent[], opts: MetaOptions = resolved) => JSON.parse(meta.toRequest(events, opts).body) as { data: ServerEvent[], test_event_code?: string }
+const one = (event: ConversionEvent) => mapped([event]).data[0]!
+
+async function send(request: PlatformRequest): Promise<PlatformResponse> {
+  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+
+testAdPlatform<MetaOptions>({
+  adapter: meta,
+  folder: 'meta',
+  options,
+  invalidOptions: [
+    { accessToken: 'token' },
+    { pixelId: '1234567890123456' },
+    { pixelId: 'px-123', accessToken: 'token' },
+    { pixelId: 1234567890123456, accessToken: 'token' },
+    { pixelId: '123', accessToken: '  ' },
+    { pixelId: '123', accessToken: 'token', baseUrl: 'graph.facebook.com' },
+    { pixelId: '123', accessToken: 'token', baseUrl: 'ftp://graph.example.test' },
+    { pixelId: '123', accessToken: 'token', testEventcode: 'TEST123' },
+  ],
+  replies: {
+    success: (events) => ({ status: 200, body: { events_received: events.length, messages: [], fbtrace_id: 'AOkTrace1' } }),
+    auth: { ...metaErrors.invalidToken(), platformMessage: 'Invalid OAuth access token - Cannot parse access token' },
+    rateLimit: { ...metaErrors.throttled(17), platformMessage: '(#17) User request limit reached' },
+    serverError: { ...metaErrors.transient(), platformMessage: 'An unexpected error has occurred. Please retry your request later.' },
+  },
+  countEvents: (body) => dataOf(body).length,
+  // Meta deduplicates on event_name + event_id (48 h, against the pixel too).
+  dedupKeyIn: (body, event) => dataOf(body).some((e) => e.event_id === event.messageId && e.event_name === event.standardEvent),
+  additionalTests: () => {
+    describe('meta: what reaches the Graph API', () => {
+      it('the fake accepts the whole mapped request, records it, and the answer parses as sent', async () => {
+        const events = fixtureEvents(new Date())
+        const response = await send(meta.toRequest(events, resolved))
+        expect(response.status).toBe(200)
+        expect(JSON.parse(response.body)).toMatchObject({ events_received: 3, messages: [] })
+        expect(fake.events.slice(-3).map((e) => e.event_id)).toEqual(events.map((e) => e.messageId))
+        expect(meta.parseResponse(response, events)).toEqual(events.map(() => ({ status: 'sent' })))
+      })
+
+      it('the fake takes a full batch of 1000 and refuses 1001 with Graph\'s invalid-parameter error', async () => {
+        expect((await send(meta.toRequest(batchOf(1000, new Date()), resolved))).status).toBe(200)
+        const tooMany = await send(meta.toRequest(batchOf(1001, new Date()), resolved))
+        expect(tooMany.status).toBe(400)
+        expect(JSON.parse(tooMany.body)).toMatchObject({ error: { code: 100, type: 'OAuthException' } })
+      })
+
+      it('sends the token as a Bearer header, never in the URL; a wrong token gets 401 code 190 → rejected', async () => {
+        const request = meta.toRequest([purchaseFixture()], resolved)
+        expect(request.headers.Authorization).toBe(`Bearer ${fake.accessToken}`)
+        expect(request.url).toBe(`${fake.url}/${META_API_VERSION}/${fake.pixelId}/events`)
+        const events = fixtureEvents(new Date())
+        const response = await send(meta.toRequest(events, { ...resolved, accessToken: 'EAAWrongToken' }))
+        expect(response.status).toBe(401)
+        const [outcome] = meta.parseResponse(response, events)
+        expect(outcome).toMatchObject({ status: 'rejected', message: expect.stringContaining('OAuthException 190') })
+        expect(outcome).toMatchObject({ message: expect.stringContaining('generate a new system-user token') })
+      })
+
+      it('sends event_time in unix seconds and event_id = messageId', () => {
+        const event = purchaseFixture()
+        expect(one(event)).toMatchObject({ event_time: Math.floor(event.occurredAt.getTime() / 1000), event_id: event.messageId, event_name: 'Purchase' })
+        expect(Number.isInteger(one(event).event_time)).toBe(true)
+      })
+
+      it('maps the channel to action_source; BOPIS is a website purchase picked up in store', () => {
+        const source = (channel: ConversionEvent['channel']) => one({ ...purchaseFixture(), channel })
+        expect(source('online')).toMatchObject({ action_source: 'website' })
+        expect(source('in_store')).toMatchObject({ action_source: 'physical_store' })
+        expect(source('phone')).toMatchObject({ action_source: 'phone_call' })
+        expect(source('bopis')).toMatchObject({ action_source: 'website', custom_data: { delivery_category: 'in_store' } })
+        expect(source('online').custom_data).not.toHaveProperty('delivery_category')
+      })
+
+      it('puts hashed identity under Meta\'s keys as arrays, and IP, browser, fbc and fbp in plain', () => {
+        const event = purchaseFixture()
+        expect(one(event).user_data).toEqual({
+          em: [HASHED_PERSON.email], ph: [HASHED_PERSON.phoneDigits], fn: [HASHED_PERSON.firstName], ln: [HASHED_PERSON.lastName],
+          ct: [HASHED_PERSON.city], st: [HASHED_PERSON.state], zp: [HASHED_PERSON.zip], country: [HASHED_PERSON.country],
+          external_id: [HASHED_PERSON.externalId],
+          client_ip_address: event.ip, client_user_agent: event.userAgent, fbc: event.clickIds.fbc, fbp: event.clickIds.fbp,
+        })
+      })
+
+      it('maps value, currency, order and items to custom_data; a value without a currency is left out', () => {
+        expect(one(purchaseFixture()).custom_data).toEqual({
+          value: 129.85, currency: 'EUR', order_id: 'A-1001', content_type: 'product', num_items: 3,
+          contents: [{ id: 'SHIRT-RED-M', quantity: 2, item_price: 39.95 }, { id: 'CAP-BLK', quantity: 1, item_price: 49.95 }],
+        })
+        const { currency: _currency, ...noCurrency } = purchaseFixture()
+        expect(one(noCurrency).custom_data).not.toHaveProperty('value')
+        expect(one(registrationFixture())).not.toHaveProperty('custom_data')
+      })
+
+      it('maps consent: adUserData denied → Limited Data Use located by Meta, adPersonalization denied → opt_out', async () => {
+        const denied = { ...leadFixture(new Date()), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
+        expect(one(denied)).toMatchObject({ data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0, opt_out: true })
+        for (const state of ['granted', 'unknown'] as const) {
+          const event = one({ ...leadFixture(), consent: { adUserData: state, adPersonalization: state } })
+          expect(Object.keys(event).filter((key) => key.startsWith('data_processing') || key === 'opt_out')).toEqual([])
+        }
+        expect((await send(meta.toRequest([denied], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ data_processing_options: ['LDU'] })
+      })
+
+      it('adds test_event_code only when configured; the fake files those events under it', async () => {
+        expect(mapped([leadFixture()])).not.toHaveProperty('test_event_code')
+        const testing = { ...resolved, testEventCode: 'TEST40211' }
+        expect(mapped([leadFixture()], testing).test_event_code).toBe('TEST40211')
+        expect((await send(meta.toRequest([leadFixture(new Date())], testing))).status).toBe(200)
+        expect(fake.batches.at(-1)).toMatchObject({ testEventCode: 'TEST40211' })
+      })
+
+      it('leaves out identity values that are not SHA-256 digests instead of sending them', () => {
+        const leaky = { ...leadFixture(), identity: { email: 'marguerite.okonkwo@gmail.com', phoneDigits: HASHED_PERSON.phoneDigits.toUpperCase() } }
+        expect(one(leaky).user_data).toEqual({ fbc: leaky.clickIds.fbc })
+      })
+
+      it('keeps an event Meta cannot match out of the request and rejects it alone; the rest are sent', async () => {
+        const nobody: ConversionEvent = { ...registrationFixture(new Date()), messageId: 'msg-nobody', identity: {} }
+        const events = [leadFixture(new Date()), nobody, purchaseFixture(new Date())]
+        const request = meta.toRequest(events, resolved)
+        expect(dataOf(JSON.parse(request.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
+        const outcomes = meta.parseResponse(await send(request), events)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
+        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('no customer information') })
+      })
+
+      it('the fake refuses a hand-made request with a raw email; the answer is a rejection quoting Meta', async () => {
+        const good = one(leadFixture(new Date()))
+        const bad = { ...good, user_data: { em: ['marguerite.okonkwo@gmail.com'] } }
+        const response = await send({ ...meta.toRequest([], resolved), body: JSON.stringify({ data: [bad] }) })
+        expect(response.status).toBe(400)
+        expect(JSON.parse(response.body)).toMatchObject({ error: { code: 100, error_user_title: 'Unhashed Customer Information' } })
+        expect(meta.parseResponse(response, [leadFixture()])[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining('user_data.em must be SHA-256 hashed') })
+      })
+
+      it('the fake also takes Meta\'s documented form style: access_token in the query, data as a JSON string', async () => {
+        const form = new URLSearchParams({ data: JSON.stringify([one(leadFixture(new Date()))]) })
+        const response = await fetch(`${fake.url}/${META_API_VERSION}/${fake.pixelId}/events?access_token=${fake.accessToken}`, { method: 'POST', body: form })
+        expect([response.status, await response.json()]).toMatchObject([200, { events_received: 1 }])
+      })
+
+      it('the fake refuses milliseconds in event_time and events older than 7 days', async () => {
+        const event = one(leadFixture(new Date()))
+        for (const [eventTime, title] of [[event.event_time * 1000, 'Event Timestamp In The Future'], [event.event_time - 8 * 86_400, 'Event Timestamp Too Old']] as const) {
+          const response = await send({ ...meta.toRequest([], resolved), body: JSON.stringify({ data: [{ ...event, event_time: eventTime }] }) })
+          expect(JSON.parse(response.body)).toMatchObject({ error: { code: 100, error_user_title: title } })
+        }
+      })
+    })
+
+    describe('meta: reading Graph answers', () => {
+      const events = [leadFixture()]
+      const outcome = (reply: Parameters<typeof toResponse>[0]) => meta.parseResponse(toResponse(reply), events)[0]
+
+      it('classifies Graph error codes: throttling and transient errors retry, token, permission and parameter errors reject', () => {
+        expect(outcome(metaErrors.throttled(4))).toMatchObject({ status: 'retry', message: expect.stringContaining('(#4) Application request limit reached') })
+        expect(outcome(metaErrors.throttled(341))).toMatchObject({ status: 'retry' })
+        expect(outcome(metaErrors.throttled(613))).toMatchObject({ status: 'retry' })
+        expect(outcome({ status: 400, body: { error: { message: 'Temporarily blocked for policies violations', type: 'OAuthException', code: 368 } } })).toMatchObject({ status: 'retry' })
+        expect(outcome({ status: 400, body: { error: { message: 'Odd hiccup', code: 100, is_transient: true } } })).toMatchObject({ status: 'retry' })
+        expect(outcome({ status: 500, body: { error: { message: 'An unknown error occurred', type: 'OAuthException', code: 1 } } })).toMatchObject({ status: 'retry' })
+        expect(outcome({ status: 403, body: { error: { message: '(#200) Permissions error', type: 'OAuthException', code: 200 } } }))
+          .toMatchObject({ status: 'rejected', message: expect.stringContaining('ads_management') })
+        expect(outcome(metaErrors.invalidParameter('Event Timestamp Too Old', 'The event is more than 7 days old.', 2804003)))
+          .toMatchObject({ status: 'rejected', message: expect.stringMatching(/OAuthException 100\/2804003 \(HTTP 400\): Invalid parameter – Event Timestamp Too Old: The event is more than 7 days old\. \[fbtrace_id \w+\]/) })
+        expect(outcome(metaErrors.unknownObject('999'))).toMatchObject({ status: 'rejected', message: expect.stringContaining("Object with ID '999' does not exist") })
+      })
+
+      it('classifies bare HTTP answers: 429 and 5xx retry, 501 rejects, a non-JSON 200 still counts as sent', () => {
+        expect(outcome({ status: 429, body: '' })).toMatchObject({ status: 'retry', message: 'Meta answered HTTP 429 with an empty body' })
+        expect(outcome({ status: 502, body: '<html><h1>502 Bad Gateway</h1></html>' })).toMatchObject({ status: 'retry', message: 'Meta answered HTTP 502: 502 Bad Gateway' })
+        expect(outcome({ status: 501, body: { error: { message: 'Not implemented', code: 3 } } })).toMatchObject({ status: 'rejected' })
+        expect(outcome({ status: 200, body: 'OK' })).toEqual({ status: 'sent' })
+      })
+
+      it('waits as long as Retry-After (seconds or a date) or the business-use-case estimate says', () => {
+        const date = 'Sat, 21 Nov 2026 07:00:00 GMT'
+        expect(outcome({ ...metaErrors.throttled(4), headers: { 'Retry-After': 'Sat, 21 Nov 2026 07:01:30 GMT', 'Date': date } })).toMatchObject({ retryAfterMs: 90_000 })
+        const usage = JSON.stringify({ 1234: [{ type: 'ads_management', call_count: 100, estimated_time_to_regain_access: 12 }] })
+        expect(outcome({ ...metaErrors.throttled(17), headers: { 'X-Business-Use-Case-Usage': usage } })).toMatchObject({ retryAfterMs: 720_000 })
+        expect(outcome(metaErrors.throttled(17))).not.toHaveProperty('retryAfterMs')
+      })
+    })
+  },
+})
