@@ -12,6 +12,9 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     /** Seconds before a request counts as timed out. */
     timeout?: number
+    body?: string
+    /** Request templates; `setupRequest` may rewrite each request before it is sent (e.g. a unique id per body). */
+    requests?: { method?: string, path?: string, headers?: Record<string, string>, body?: string, setupRequest?: (request: { body?: string, headers?: Record<string, string> }) => { body?: string, headers?: Record<string, string> } }[]
   }
 
   export interface Histogram {

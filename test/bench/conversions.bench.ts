@@ -1,0 +1,158 @@
+// Conversions through POST /api/v1/conversions/automation to the Meta and Google Ads fakes, sustained, on real
+// PostgreSQL and on the embedded database, beside a bare h3 POST route measured in the same run.
+// Run: npm run bench:conversions (BENCH_SECONDS=30 by default; needs PostgreSQL at BENCH_DATABASE_URL or
+// postgresql://postgres@127.0.0.1:5432/postgres, skipped with a note when unreachable).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import autocannon, { type Result } from 'autocannon'
+import { startFakeMeta } from '../fakes/meta.ts'
+import { startFakeGoogleAds } from '../fakes/google-ads.ts'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30)
+const CONNECTIONS = 20
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
+const ROOT = new URL('../../', import.meta.url).pathname
+
+interface Figures { label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, non2xx: number, errors: number, total: number }
+
+const meta = await startFakeMeta()
+const google = await startFakeGoogleAds()
+const results: Figures[] = []
+results.push(await bench('bare h3 POST (baseline)', await startBare(), null))
+const pgUrl = await freshPostgres()
+if (pgUrl) results.push(await benchDcgate('dcgate on PostgreSQL', pgUrl.url).finally(pgUrl.drop))
+else console.log(`PostgreSQL at ${PG_URL} unreachable: its row is skipped`)
+results.push(await benchDcgate('dcgate on embedded PGlite', undefined))
+await meta.close()
+await google.close()
+print(results)
+
+async function benchDcgate(label: string, databaseUrl: string | undefined): Promise<Figures> {
+  const dir = mkdtempSync(join(tmpdir(), 'dcgate-bench-'))
+  const port = 3400 + Math.floor(Math.random() * 500)
+  writeFileSync(join(dir, 'dcgate.config.mjs'), `export default {
+    plugins: ['intake', 'export'],
+    sites: [{ id: 'shop', name: 'Shop', destinations: {
+      meta: { pixelId: '${meta.pixelId}', accessToken: '${meta.accessToken}', baseUrl: '${meta.url}' },
+      google_ads: { customerId: '1234567890', clientId: '${google.credentials.clientId}', clientSecret: '${google.credentials.clientSecret}',
+        refreshToken: '${google.credentials.refreshToken}', conversionActions: { Purchase: '111' }, baseUrl: '${google.url}', oauthUrl: '${google.oauthUrl}' },
+    } }],
+  }\n`)
+  const { DATABASE_URL: _inherited, ...inherited } = process.env
+  const env = { ...inherited, PORT: String(port), DCGATE_DATA_DIR: join(dir, 'data'), DCGATE_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
+  const child = spawn(process.execPath, ['core/cli/bin.mjs', 'start', '--config', join(dir, 'dcgate.config.mjs')], { cwd: ROOT, env, stdio: 'ignore' })
+  try {
+    const url = `http://127.0.0.1:${port}`
+    await waitFor(`${url}/openapi.json`)
+    const key = await createKey(url, readFileSync(join(dir, 'data', 'admin-token'), 'utf8').trim())
+    const sentBefore = meta.events.length
+    const figures = await bench(label, { url: `${url}/api/v1/conversions/automation`, child }, key)
+    const delivered = meta.events.length - sentBefore
+    console.log(`${label}: ${delivered} conversions reached the Meta fake, ${google.conversions.length} the Google fake so far`)
+    return figures
+  }
+  finally {
+    child.kill('SIGTERM')
+    await new Promise((resolve) => child.once('close', resolve))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function bench(label: string, target: { url: string, child: ChildProcess }, key: string | null): Promise<Figures> {
+  let n = 0
+  const body = (id: string) => JSON.stringify({
+    event: 'Purchase', messageId: id, properties: { value: 42.5, currency: 'USD', order_id: id },
+    context: { traits: { email: `buyer-${id}@example.com`, phone: '+1 212 555 0142' }, identifiers: { gclid: `Cj0-${id}`, fbclid: `IwAR-${id}` }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (bench)' },
+  })
+  const run = (seconds: number, record: number[] | null) => new Promise<Result>((resolve, reject) => {
+    const instance = autocannon({
+      url: target.url, connections: CONNECTIONS, duration: seconds, timeout: 10,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-dc-key': key } : {}) }, setupRequest: (request) => ({ ...request, body: body(`${randomBytes(4).toString('hex')}-${n++}`) }) }],
+    }, (error, result) => (error ? reject(error) : resolve(result)))
+    if (record) instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => void (record.length < 2_000_000 && record.push(ms)))
+  })
+  await run(3, null)
+  const rssStartMb = rss(target.child.pid!)
+  const latencies: number[] = []
+  const result = await run(SECONDS, latencies)
+  const rssEndMb = rss(target.child.pid!)
+  if (label.startsWith('bare')) target.child.kill('SIGTERM')
+  latencies.sort((a, b) => a - b)
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
+  return { label, perSecond: result['2xx'] / result.duration, p50: pct(0.5), p99: pct(0.99), rssStartMb, rssEndMb, non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'] }
+}
+
+async function startBare(): Promise<{ url: string, child: ChildProcess }> {
+  const port = 3900 + Math.floor(Math.random() * 90)
+  const source = `import { H3, serve, readBody } from 'h3'
+const app = new H3()
+app.post('/conversions', async (event) => { const body = await readBody(event); event.res.status = 202; return { accepted: true, source: 'automation', events: [{ messageId: body.messageId, success: true, message: 'sent to 2 platforms' }] } })
+serve(app, { port: ${port}, hostname: '127.0.0.1', silent: true, gracefulShutdown: false })`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: ROOT, stdio: 'ignore' })
+  await waitFor(`http://127.0.0.1:${port}/conversions`, 'POST')
+  return { url: `http://127.0.0.1:${port}/conversions`, child }
+}
+
+async function freshPostgres(): Promise<{ url: string, drop: () => Promise<void> } | null> {
+  const name = `dcgate_bench_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_URL })
+  try {
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+  }
+  catch {
+    return null
+  }
+  finally {
+    await admin.end().catch(() => {})
+  }
+  const url = new URL(PG_URL)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_URL })
+      await c.connect()
+      await c.query(`drop database if exists ${name} with (force)`)
+      await c.end()
+    },
+  }
+}
+
+async function createKey(url: string, token: string): Promise<string> {
+  const response = await fetch(`${url}/admin/api/sites/shop/keys`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) })
+  return ((await response.json()) as { key: string }).key
+}
+
+async function waitFor(url: string, method = 'GET'): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(url, { method, body: method === 'POST' ? '{}' : undefined, headers: { 'content-type': 'application/json' } })
+      return
+    }
+    catch {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  throw new Error(`${url} did not answer`)
+}
+
+function rss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:')) ?? 'VmRSS: 0 kB'
+  return Math.round(Number(line.replace(/\D+/g, '')) / 1024)
+}
+
+function print(rows: Figures[]): void {
+  console.log(`\nconversions benchmark: ${CONNECTIONS} connections, 3 s warm-up + ${SECONDS} s measured per row, keep-alive; two platforms (Meta, Google Ads fakes in the bench process)`)
+  console.log('servers run in their own process; autocannon and the fakes share this one; 2-core machine')
+  console.log('row                          conv/s   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors')
+  for (const r of rows) {
+    console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors}`)
+  }
+  const pgRow = rows.find((r) => r.label.includes('PostgreSQL'))
+  if (pgRow) console.log(`target on PostgreSQL: >= 500 conv/s and p99 < 100 ms: ${pgRow.perSecond >= 500 && pgRow.p99 < 100 ? 'PASS' : 'BELOW TARGET'}`)
+}
