@@ -19,23 +19,36 @@ export async function dispatch(
   const signal = AbortSignal.timeout(ctx.timeoutMs)
   const all = (outcome: DeliveryOutcome) => events.map(() => outcome)
   const finish = (outcomes: DeliveryOutcome[], httpStatus: number | null) => ({ outcomes, httpStatus, durationMs: Math.round(performance.now() - started) })
-  let headers: Record<string, string> = {}
+  // `fresh` skips cached credentials: after a 401 a cached access token may have been revoked early.
+  const authorize = async (fresh: boolean) => platform.authorize
+    ? platform.authorize(options, { fetch, cache: fresh ? { get: async () => null, set: ctx.cache.set } : ctx.cache, signal })
+    : {}
+  let request: ReturnType<typeof platform.toRequest>
   try {
-    if (platform.authorize) headers = await platform.authorize(options, { fetch, cache: ctx.cache, signal })
+    request = platform.toRequest(events, options)
   }
   catch (error) {
-    // An adapter marks answers that need the operator (a revoked refresh token) as not retryable.
-    const retryable = (error as { retryable?: unknown }).retryable !== false
-    return finish(all({ status: retryable ? 'retry' : 'rejected', message: `authorization failed: ${messageOf(error)}` }), null)
+    // A mapping that cannot be built will not build on a retry either.
+    return finish(all({ status: 'rejected', message: `could not build the ${platform.name} request: ${messageOf(error)}` }), null)
   }
-  const request = platform.toRequest(events, options)
+  const send = async (fresh: boolean) => {
+    const headers = await authorize(fresh)
+    return fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body, signal })
+  }
   let response: Response
   try {
-    response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body, signal })
+    response = await send(false)
+    if (response.status === 401 && platform.authorize) {
+      await response.body?.cancel()
+      response = await send(true)
+    }
   }
   catch (error) {
-    const timedOut = signal.aborted
-    return finish(all({ status: 'retry', message: timedOut ? `no answer within ${ctx.timeoutMs} ms` : `connection failed: ${messageOf(error)}` }), null)
+    if (signal.aborted) return finish(all({ status: 'retry', message: `no answer within ${ctx.timeoutMs} ms` }), null)
+    if (error instanceof TypeError) return finish(all({ status: 'retry', message: `connection failed: ${messageOf(error)}` }), null)
+    // An adapter marks authorization answers that need the operator (a revoked refresh token) as not retryable.
+    const retryable = (error as { retryable?: unknown }).retryable !== false
+    return finish(all({ status: retryable ? 'retry' : 'rejected', message: `authorization failed: ${messageOf(error)}` }), null)
   }
   const body = await response.text().catch(() => '')
   const outcomes = platform.parseResponse({ status: response.status, headers: response.headers, body }, events)

@@ -21,9 +21,15 @@ export interface Outbox {
   leaseSeconds: number
   /** Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them. */
   runDue: (limit: number) => Promise<number>
-  /** Attempts deliveries this process has just written and holds the lease on. */
-  attempt: (rows: readonly ClaimedDelivery[]) => Promise<void>
+  /**
+   * Attempts deliveries this process holds the lease on. `event` is the conversion as the caller already
+   * has it (intake), which saves reading it back.
+   */
+  attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => Promise<AttemptResult[]>
 }
+
+/** Where one delivery stands after an attempt. */
+export interface AttemptResult { id: string, provider: string, status: string, error: string | null }
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { orm, registry, storage, policy } = deps
@@ -33,24 +39,23 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     set: (key: string, value: string, ttlSeconds: number) => storage.setItem(`cache:auth:${key}`, value, { ttl: ttlSeconds }),
   }
 
-  const attemptOne = async (row: ClaimedDelivery): Promise<void> => {
+  const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<AttemptResult> => {
     const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
-    const conversion = (await sql<ConversionRow[]>('select * from conversions where id = ?', [row.conversion_id]))[0]
+    const stored = given ? undefined : (await sql<ConversionRow[]>('select * from conversions where id = ?', [row.conversion_id]))[0]
+    const event = given ?? (stored ? toEvent(stored) : undefined)
     let outcome: DeliveryOutcome
     let httpStatus: number | null = null
     let durationMs: number | null = null
     let platform: AdPlatformDefinition<unknown> | undefined
-    if (!configured || !conversion) {
+    if (!configured || !event) {
       outcome = { status: 'rejected', message: configured ? 'conversion not found' : `platform ${row.provider} is no longer configured for site ${row.site_id}` }
     }
     else {
       platform = configured.definition as AdPlatformDefinition<unknown>
-      const event = toEvent(conversion)
       const skip = platform.skipReason?.(event, configured.options)
       if (skip) {
         await sql(`update deliveries set status = 'skipped', error = ?, locked_until = null, updated_at = now() where id = ?`, [skip, row.id])
-        await forgetClearData(row.conversion_id)
-        return
+        return { id: row.id, provider: row.provider, status: 'skipped', error: skip }
       }
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!
@@ -58,14 +63,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       durationMs = result.durationMs
     }
     const attempts = row.attempts + 1
-    const step = nextStep(outcome, attempts, new Date(conversion?.occurred_at ?? Date.now()), platform?.maxEventAgeDays ?? 1, policy)
+    const step = nextStep(outcome, attempts, event?.occurredAt ?? new Date(), platform?.maxEventAgeDays ?? 1, policy)
     await sql(
       `update deliveries set status = ?, attempts = ?, http_status = ?, error = ?, last_duration_ms = ?, locked_until = null,
          next_attempt_at = ?, sent_at = ?, updated_at = now() where id = ?`,
       [step.status, attempts, httpStatus, step.status === 'sent' ? null : step.error, durationMs,
         step.status === 'retrying' ? step.nextAttemptAt : new Date(), step.status === 'sent' ? new Date() : null, row.id],
     )
-    if (step.status !== 'retrying') await forgetClearData(row.conversion_id)
+    return { id: row.id, provider: row.provider, status: step.status, error: step.status === 'sent' ? null : step.error }
   }
 
   /** IP and user agent are needed in clear only while a delivery may still be attempted. */
@@ -75,8 +80,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     [conversionId, conversionId],
   )
 
-  const attempt = async (rows: readonly ClaimedDelivery[]) => {
-    await Promise.all(rows.map((row) => attemptOne(row).catch(deps.onError)))
+  const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => {
+    const results = await Promise.all(rows.map((row) => attemptOne(row, event).catch((error: unknown) => {
+      deps.onError(error)
+      // The lease runs out and the worker tries again; nothing is lost.
+      return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
+    })))
+    for (const conversionId of new Set(rows.map((r) => r.conversion_id))) await forgetClearData(conversionId).catch(deps.onError)
+    return results
   }
 
   return {

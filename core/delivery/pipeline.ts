@@ -3,11 +3,11 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, type DcgateHookable } from '../hooks.ts'
 import { hashIdentity, type IdentityTraits } from '../identity/hash.ts'
-import type { AdPlatformDefinition, Registry } from '../registry.ts'
+import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import { matchVisits, CLICK_ID_NAMES } from './match.ts'
 import { resolveEvent } from './mapping.ts'
-import type { ClaimedDelivery, Outbox } from './outbox.ts'
+import type { AttemptResult, ClaimedDelivery, Outbox } from './outbox.ts'
 import type { Channel, ClickIds, Confirmation, ConversionItem, StandardEvent } from './types.ts'
 
 /** A conversion as an intake route received it, before matching and hashing. */
@@ -84,39 +84,43 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       }
       const destinations = state === 'accepted' ? registry.forSite(site.id, 'ad-platform') : []
 
-      const claimed = await orm.em.fork().transactional(async (em) => {
-        const connection = em.getConnection()
-        const ctx = em.getTransactionContext()
-        const inserted = await connection.execute<{ id: string }[]>(
-          `insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, value, currency, order_id, channel,
+      const occurredAt = input.occurredAt ?? new Date()
+      const standardEvent = mapping.kind === 'mapped' ? mapping.standardEvent : null
+      const sendable = destinations.length > 0 && !skipReason
+      // One statement writes the conversion and its outbox rows atomically (insert-first dedupe: a repeated
+      // messageId inserts nothing and returns no row). Rows to attempt are claimed for this process's lease.
+      const rows = await orm.em.getConnection().execute<{ conversion_id: string, id: string | null, provider: string | null }[]>(
+        `with c as (
+           insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, value, currency, order_id, channel,
              items, identity, click_ids, user_id, anonymous_id, session_id, page_url, ip, user_agent, consent, is_bot, confirmation, state)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           on conflict (site_id, message_id) do nothing returning id`,
-          [randomUUID(), site.id, messageId, meta.source, input.event, mapping.kind === 'mapped' ? mapping.standardEvent : null,
-            input.occurredAt ?? new Date(), input.value ?? null, input.currency ?? null, input.orderId ?? null, input.channel ?? 'online',
-            JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds), input.userId ?? null, input.anonymousId ?? null,
-            ids.dc_session_id ?? null, input.pageUrl ?? null, destinations.length ? input.ip ?? null : null, destinations.length ? input.userAgent ?? null : null,
-            match.consent, match.isBot, meta.confirmation, state],
-          'all', ctx,
-        )
-        const conversionId = inserted[0]?.id
-        if (!conversionId) return null
-        const rows: ClaimedDelivery[] = []
-        for (const { definition } of destinations) {
-          const id = randomUUID()
-          await connection.execute(
-            `insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)
-             values (?, ?, ?, ?, ?, ?, case when ? then null else now() + make_interval(secs => ?) end)`,
-            [id, conversionId, site.id, definition.name, skipReason ? 'skipped' : 'pending', skipReason ?? null, Boolean(skipReason), outbox.leaseSeconds], 'run', ctx,
-          )
-          if (!skipReason) rows.push({ id, conversion_id: conversionId, site_id: site.id, provider: definition.name, attempts: 0 })
-        }
-        return { conversionId, rows }
-      })
-      if (!claimed) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
+           values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           on conflict (site_id, message_id) do nothing returning id
+         ), d as (
+           insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)
+           select gen_random_uuid(), c.id, ?, p.provider, ?, ?, case when ? then now() + make_interval(secs => ?) end
+           from c, unnest(string_to_array(?, ',')) as p(provider)
+           returning id, provider
+         )
+         select c.id as conversion_id, d.id, d.provider from c left join d on true`,
+        [site.id, messageId, meta.source, input.event, standardEvent, occurredAt, input.value ?? null, input.currency ?? null,
+          input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
+          input.userId ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
+          sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
+          site.id, skipReason ? 'skipped' : 'pending', skipReason ?? null, sendable, outbox.leaseSeconds,
+          destinations.length ? destinations.map((d) => d.definition.name).join(',') : null],
+      )
+      if (rows.length === 0) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
 
-      await outbox.attempt(claimed.rows)
-      return { messageId, ...await summarise(orm, claimed.conversionId, { state, mapping: mapping.kind, event: input.event, skipReason, destinations: destinations.map((d) => d.definition) }), identity: identityReport }
+      const conversionId = rows[0]!.conversion_id
+      const claimed: ClaimedDelivery[] = sendable
+        ? rows.filter((r) => r.id).map((r) => ({ id: r.id!, conversion_id: conversionId, site_id: site.id, provider: r.provider!, attempts: 0 }))
+        : []
+      const results = await outbox.attempt(claimed, sendable ? {
+        messageId, siteId: site.id, event: input.event, standardEvent: standardEvent!, occurredAt, value: input.value, currency: input.currency,
+        orderId: input.orderId, items: input.items ?? [], channel: input.channel ?? 'online', identity, clickIds, ip: input.ip,
+        userAgent: input.userAgent, pageUrl: input.pageUrl, consent: { adUserData: match.consent, adPersonalization: match.consent }, confirmation: meta.confirmation,
+      } : undefined)
+      return { messageId, ...summarise(results, { state, mapping: mapping.kind, event: input.event, skipReason, destinations: destinations.length }), identity: identityReport }
     },
   }
 }
@@ -129,20 +133,17 @@ function givenClickIds(ids: Record<string, string | undefined>): ClickIds {
   return clickIds
 }
 
-async function summarise(
-  orm: MikroORM, conversionId: string,
-  ctx: { state: string, mapping: string, event: string, skipReason?: string, destinations: AdPlatformDefinition<any>[] },
-): Promise<Pick<AcceptResult, 'success' | 'message' | 'errors'>> {
+function summarise(
+  rows: readonly AttemptResult[],
+  ctx: { state: string, mapping: string, event: string, skipReason?: string, destinations: number },
+): Pick<AcceptResult, 'success' | 'message' | 'errors'> {
   if (ctx.mapping === 'unknown') {
     return { success: false, message: 'not delivered: unknown event', errors: [{ status: 'unknown_event', message: `"${ctx.event}" is neither a standard event nor one of the site's events (GET /api/v1/export/events lists them)` }] }
   }
   if (ctx.mapping === 'unmapped') return { success: true, message: `stored; "${ctx.event}" sends as no standard event, so no platform receives it` }
   if (ctx.state === 'held') return { success: true, message: 'held until qualified' }
-  if (ctx.destinations.length === 0) return { success: true, message: 'stored; no ad platform is connected' }
+  if (ctx.destinations === 0) return { success: true, message: 'stored; no ad platform is connected' }
   if (ctx.skipReason) return { success: true, message: `not sent: ${ctx.skipReason}` }
-  const rows = await orm.em.getConnection().execute<{ provider: string, status: string, error: string | null }[]>(
-    'select provider, status, error from deliveries where conversion_id = ? order by provider', [conversionId],
-  )
   const sent = rows.filter((r) => r.status === 'sent').length
   const errors = rows.filter((r) => r.status !== 'sent').map((r) => ({ provider: r.provider, status: r.status, message: r.error ?? r.status }))
   const message = sent === rows.length ? `sent to ${sent} platform${sent === 1 ? '' : 's'}` : `sent to ${sent} of ${rows.length} platforms`

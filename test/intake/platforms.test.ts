@@ -73,3 +73,13 @@ describe('a conversion delivered to Meta and Google Ads', () => {
     ])
   })
 })
+
+describe('a revoked access token', () => {
+  it('is replaced with a fresh one when the platform answers 401, and the conversion is sent', async () => {
+    google.expireTokens()
+    const tokensBefore = google.tokenRequests.length
+    const response = await post({ event: 'Lead', messageId: 'lead-after-revoke', context: { identifiers: { gclid: 'Cj0-revoked' }, traits: { email: 'b@c.co' } } })
+    expect((await response.json() as { events: { message: string }[] }).events[0]!.message).toBe('sent to 2 platforms')
+    expect(google.tokenRequests.length).toBe(tokensBefore + 1)
+  })
+})
