@@ -28,6 +28,12 @@ export interface Outbox {
   attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => Promise<AttemptResult[]>
 }
 
+/** A delivery row's state after an attempt, as written back. */
+interface RowUpdate {
+  id: string, conversion_id: string, provider: string, status: string, attempts: number, http_status: number | null
+  error: string | null, duration_ms: number | null, next_attempt_at: string | null, sent_at: string | null
+}
+
 /** Where one delivery stands after an attempt. */
 export interface AttemptResult { id: string, provider: string, status: string, error: string | null }
 
@@ -39,7 +45,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     set: (key: string, value: string, ttlSeconds: number) => storage.setItem(`cache:auth:${key}`, value, { ttl: ttlSeconds }),
   }
 
-  const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<AttemptResult> => {
+  /** Calls the platform and decides the row's next state; `record` writes it. */
+  const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<RowUpdate> => {
     const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
     const stored = given ? undefined : (await sql<ConversionRow[]>('select * from conversions where id = ?', [row.conversion_id]))[0]
     const event = given ?? (stored ? toEvent(stored) : undefined)
@@ -53,10 +60,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     else {
       platform = configured.definition as AdPlatformDefinition<unknown>
       const skip = platform.skipReason?.(event, configured.options)
-      if (skip) {
-        await sql(`update deliveries set status = 'skipped', error = ?, locked_until = null, updated_at = now() where id = ?`, [skip, row.id])
-        return { id: row.id, provider: row.provider, status: 'skipped', error: skip }
-      }
+      if (skip) return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: row.attempts, http_status: null, error: skip, duration_ms: null, next_attempt_at: null, sent_at: null }
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!
       httpStatus = result.httpStatus
@@ -64,30 +68,46 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
     const attempts = row.attempts + 1
     const step = nextStep(outcome, attempts, event?.occurredAt ?? new Date(), platform?.maxEventAgeDays ?? 1, policy)
-    await sql(
-      `update deliveries set status = ?, attempts = ?, http_status = ?, error = ?, last_duration_ms = ?, locked_until = null,
-         next_attempt_at = ?, sent_at = ?, updated_at = now() where id = ?`,
-      [step.status, attempts, httpStatus, step.status === 'sent' ? null : step.error, durationMs,
-        step.status === 'retrying' ? step.nextAttemptAt : new Date(), step.status === 'sent' ? new Date() : null, row.id],
-    )
-    return { id: row.id, provider: row.provider, status: step.status, error: step.status === 'sent' ? null : step.error }
+    return {
+      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts, http_status: httpStatus,
+      error: step.status === 'sent' ? null : step.error, duration_ms: durationMs,
+      next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
+    }
   }
 
-  /** IP and user agent are needed in clear only while a delivery may still be attempted. */
-  const forgetClearData = (conversionId: string) => sql(
-    `update conversions set ip = null, user_agent = null where id = ? and (ip is not null or user_agent is not null)
-       and not exists (select 1 from deliveries where conversion_id = ? and status in ('pending', 'retrying'))`,
-    [conversionId, conversionId],
+  /**
+   * One statement for every row of an attempt: their new states, and the clearing of IP and user agent on
+   * conversions none of whose deliveries may be attempted again.
+   */
+  const record = (updates: readonly RowUpdate[]) => sql(
+    `with v as (
+       select * from json_to_recordset(?::json) as x(id uuid, conversion_id uuid, status text, attempts int, http_status int,
+         error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz)
+     ), u as (
+       update deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status, error = v.error,
+         last_duration_ms = v.duration_ms, locked_until = null, next_attempt_at = coalesce(v.next_attempt_at, now()),
+         sent_at = v.sent_at, updated_at = now()
+       from v where d.id = v.id returning d.id
+     )
+     update conversions c set ip = null, user_agent = null
+     where c.id in (select conversion_id from v) and (c.ip is not null or c.user_agent is not null)
+       and not exists (select 1 from v where v.conversion_id = c.id and v.status = 'retrying')
+       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status in ('pending', 'retrying') and o.id not in (select id from v))`,
+    [JSON.stringify(updates)],
   )
 
-  const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => {
-    const results = await Promise.all(rows.map((row) => attemptOne(row, event).catch((error: unknown) => {
+  const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent): Promise<AttemptResult[]> => {
+    const settled = await Promise.all(rows.map((row) => attemptOne(row, event).catch((error: unknown) => {
       deps.onError(error)
-      // The lease runs out and the worker tries again; nothing is lost.
-      return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
+      return undefined
     })))
-    for (const conversionId of new Set(rows.map((r) => r.conversion_id))) await forgetClearData(conversionId).catch(deps.onError)
-    return results
+    const updates = settled.filter((u): u is RowUpdate => u !== undefined)
+    if (updates.length) await record(updates).catch(deps.onError)
+    // A row without an update keeps its lease; when it runs out the worker tries again, so nothing is lost.
+    return rows.map((row) => {
+      const update = updates.find((u) => u.id === row.id)
+      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error } : { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
+    })
   }
 
   return {

@@ -17,7 +17,7 @@ const CONNECTIONS = 20
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
 const ROOT = new URL('../../', import.meta.url).pathname
 
-interface Figures { label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, non2xx: number, errors: number, total: number }
+interface Figures { label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, rssSamples: number[], non2xx: number, errors: number, total: number }
 
 const meta = await startFakeMeta()
 const google = await startFakeGoogleAds()
@@ -78,12 +78,15 @@ async function bench(label: string, target: { url: string, child: ChildProcess }
   await run(3, null)
   const rssStartMb = rss(target.child.pid!)
   const latencies: number[] = []
-  const result = await run(SECONDS, latencies)
+  // RSS every 5 s of the measured run, to tell a plateau from a leak.
+  const rssSamples: number[] = []
+  const sampler = setInterval(() => rssSamples.push(rss(target.child.pid!)), 5000)
+  const result = await run(SECONDS, latencies).finally(() => clearInterval(sampler))
   const rssEndMb = rss(target.child.pid!)
   if (label.startsWith('bare')) target.child.kill('SIGTERM')
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
-  return { label, perSecond: result['2xx'] / result.duration, p50: pct(0.5), p99: pct(0.99), rssStartMb, rssEndMb, non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'] }
+  return { label, perSecond: result['2xx'] / result.duration, p50: pct(0.5), p99: pct(0.99), rssStartMb, rssEndMb, rssSamples, non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'] }
 }
 
 async function startBare(): Promise<{ url: string, child: ChildProcess }> {
@@ -153,6 +156,7 @@ function print(rows: Figures[]): void {
   for (const r of rows) {
     console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors}`)
   }
+  for (const r of rows) console.log(`RSS every 5 s, ${r.label}: ${r.rssSamples.join(' ')} MB`)
   const pgRow = rows.find((r) => r.label.includes('PostgreSQL'))
   if (pgRow) console.log(`target on PostgreSQL: >= 500 conv/s and p99 < 100 ms: ${pgRow.perSecond >= 500 && pgRow.p99 < 100 ? 'PASS' : 'BELOW TARGET'}`)
 }
