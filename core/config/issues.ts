@@ -17,7 +17,7 @@ export function formatIssues(issues: readonly BaseIssue<unknown>[], prefix = '')
     const path = formatIssuePath(issue, prefix)
     const message = issue.message.startsWith('Invalid key') && issue.received === 'undefined'
       ? 'is required'
-      : issue.message.replace(/ but received .*$/, '')
+      : issue.message.replace(/(?: but|:)? [Rr]eceived .*$/, '')
     return path ? `${path}: ${message}` : message
   })
 }

@@ -51,7 +51,13 @@ export async function dispatch(
     return finish(all({ status: retryable ? 'retry' : 'rejected', message: `authorization failed: ${messageOf(error)}` }), null)
   }
   const body = await response.text().catch(() => '')
-  const outcomes = platform.parseResponse({ status: response.status, headers: response.headers, body }, events)
+  let outcomes: DeliveryOutcome[]
+  try {
+    outcomes = platform.parseResponse({ status: response.status, headers: response.headers, body }, events)
+  }
+  catch (error) {
+    return finish(all({ status: 'rejected', message: `could not read the ${platform.name} answer (HTTP ${response.status}): ${messageOf(error)}` }), response.status)
+  }
   if (outcomes.length !== events.length) {
     return finish(all({ status: 'rejected', message: `adapter ${platform.name} returned ${outcomes.length} outcomes for ${events.length} events` }), response.status)
   }

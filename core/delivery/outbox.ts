@@ -59,7 +59,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
     else {
       platform = configured.definition as AdPlatformDefinition<unknown>
-      const skip = platform.skipReason?.(event, configured.options)
+      let skip: string | undefined
+      try {
+        skip = platform.skipReason?.(event, configured.options)
+      }
+      catch (error) {
+        skip = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
+      }
       if (skip) return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: row.attempts, http_status: null, error: skip, duration_ms: null, next_attempt_at: null, sent_at: null }
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!

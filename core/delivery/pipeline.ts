@@ -64,6 +64,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
+      // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
+      if (await alreadyStored(orm, site.id, messageId)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
       const match = await matchVisits(orm, site.id, { sessionId: ids.dc_session_id, emailHash: identity.email })
@@ -76,7 +78,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       let state = mapping.kind === 'mapped' ? 'accepted' : 'unmapped'
       let skipReason: string | undefined
       if (mapping.kind === 'mapped') {
-        const decision: DeliveryDecision = { siteId: site.id, messageId, event: input.event, standardEvent: mapping.standardEvent, release: mapping.release, hold: false }
+        // "When qualified" events are held (state `held`, nothing delivered) until a release; listeners may decide otherwise.
+        const decision: DeliveryDecision = { siteId: site.id, messageId, event: input.event, standardEvent: mapping.standardEvent, release: mapping.release, hold: mapping.release === 'when_qualified' }
         await callHookSafe(hooks, logger, 'conversion:before-deliver', decision)
         if (decision.hold) state = 'held'
         else if (match.isBot) skipReason = 'the matched visit was ruled a bot'
@@ -125,6 +128,11 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   }
 }
 
+async function alreadyStored(orm: MikroORM, siteId: string, messageId: string): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute('select 1 from conversions where site_id = ? and message_id = ?', [siteId, messageId])
+  return rows.length > 0
+}
+
 function givenClickIds(ids: Record<string, string | undefined>): ClickIds {
   const clickIds: ClickIds = {}
   for (const name of CLICK_ID_NAMES) if (ids[name]) clickIds[name] = ids[name]
@@ -138,7 +146,7 @@ function summarise(
   ctx: { state: string, mapping: string, event: string, skipReason?: string, destinations: number },
 ): Pick<AcceptResult, 'success' | 'message' | 'errors'> {
   if (ctx.mapping === 'unknown') {
-    return { success: false, message: 'not delivered: unknown event', errors: [{ status: 'unknown_event', message: `"${ctx.event}" is neither a standard event nor one of the site's events (GET /api/v1/export/events lists them)` }] }
+    return { success: false, message: 'not delivered: unknown event', errors: [{ status: 'unknown_event', message: `"${ctx.event}" is neither a standard event (Purchase, Lead, CompleteRegistration, Schedule) nor one of the site's active events` }] }
   }
   if (ctx.mapping === 'unmapped') return { success: true, message: `stored; "${ctx.event}" sends as no standard event, so no platform receives it` }
   if (ctx.state === 'held') return { success: true, message: 'held until qualified' }

@@ -12,7 +12,7 @@ export type NextStep =
   | { status: 'retrying', error: string, nextAttemptAt: Date }
 
 /**
- * After attempt number `attempts`: sent, retry later (exponential backoff with full jitter, at least the
+ * After attempt number `attempts`: sent, retry later (exponential backoff, jittered between half and all of it, at least the
  * platform's Retry-After), or failed: rejected by the platform, out of attempts, or the retry would land
  * after the platform's event-age window closes.
  */

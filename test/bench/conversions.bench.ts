@@ -44,7 +44,9 @@ async function benchDcgate(label: string, databaseUrl: string | undefined): Prom
   }\n`)
   const { DATABASE_URL: _inherited, ...inherited } = process.env
   const env = { ...inherited, PORT: String(port), DCGATE_DATA_DIR: join(dir, 'data'), DCGATE_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
-  const child = spawn(process.execPath, ['core/cli/bin.mjs', 'start', '--config', join(dir, 'dcgate.config.mjs')], { cwd: ROOT, env, stdio: 'ignore' })
+  // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each dcgate server there, for finding hot spots.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
+  const child = spawn(process.execPath, [...profile, 'core/cli/bin.mjs', 'start', '--config', join(dir, 'dcgate.config.mjs')], { cwd: ROOT, env, stdio: 'ignore' })
   try {
     const url = `http://127.0.0.1:${port}`
     await waitFor(`${url}/openapi.json`)

@@ -3,8 +3,12 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from './test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
+import { definePlugin } from '../../core/plugin.ts'
 
 let app: TestApp
+let heldApp: TestApp
+let heldKey: string
+const hookCalls: string[] = []
 let fake: FakeServer
 let key: string
 let pausedKey: string
@@ -26,8 +30,16 @@ beforeAll(async () => {
   }, { adapters: [testPlatform], builtInPlugins })
   key = await app.createKey('demo')
   pausedKey = await app.createKey('paused')
+  // A site whose demo_booked event waits for qualification, with a listener counting hook calls.
+  const counter = definePlugin({ name: 'counter', setup: ({ hooks }) => void hooks.hook('conversion:before-deliver', (decision) => void hookCalls.push(decision.messageId)) })
+  heldApp = await bootTestApp({
+    plugins: ['intake', counter],
+    sites: [{ id: 'demo', name: 'Demo', events: [{ key: 'demo_booked', name: 'Demo booked', sendsAs: 'Schedule', release: 'when_qualified' }], destinations: { testads: { baseUrl: fake.url, token: 'good' } } }],
+  }, { adapters: [testPlatform], builtInPlugins })
+  heldKey = await heldApp.createKey('demo')
 })
 afterAll(async () => {
+  await heldApp?.close()
   await app?.close()
   await fake?.close()
 })
@@ -217,5 +229,53 @@ describe('delivery report', () => {
     expect(await replay.json()).toEqual({ requeued: [failed.deliveries[0]!.id] })
     await expect.poll(() => sentFor('auth-1').length, { timeout: 5000 }).toBe(before + 1)
     expect((await app.admin('POST', '/sites/broken/deliveries/retry', {})).status).toBe(400)
+  })
+})
+
+describe('holding and hooks', () => {
+  it('holds a "when qualified" event: stored as held, nothing sent', async () => {
+    const held = await heldApp.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': heldKey }, body: JSON.stringify({ event: 'demo_booked', messageId: 'held-2' }),
+    })
+    expect(held.status).toBe(202)
+    expect((await held.json() as Body).events[0]!.message).toBe('held until qualified')
+    const [row] = await heldApp.dcgate.database.orm.em.getConnection().execute<{ state: string }[]>(`select state from conversions where message_id = 'held-2'`)
+    expect(row!.state).toBe('held')
+    expect(await heldApp.dcgate.database.orm.em.getConnection().execute(`select 1 from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'held-2'`)).toHaveLength(0)
+    expect(sentFor('held-2')).toHaveLength(0)
+  })
+
+  it('does not call conversion:before-deliver for a repeated messageId', async () => {
+    const before = hookCalls.length
+    for (let i = 0; i < 3; i++) await heldApp.request('/api/v1/conversions/automation', { method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': heldKey }, body: JSON.stringify({ event: 'Lead', messageId: 'hooked-1' }) })
+    expect(hookCalls.slice(before)).toEqual(['hooked-1'])
+  })
+
+  it('never echoes a rejected value in a 422', async () => {
+    const response = await post({ event: 'Lead', timestamp: 1.5, properties: { items: [{ quantity: 2.5 }] } })
+    expect(response.status).toBe(422)
+    const text = await response.text()
+    expect(text).not.toContain('1.5')
+    expect(text).not.toContain('2.5')
+  })
+})
+
+describe('an adapter that throws', () => {
+  it('ends the delivery failed with the reason instead of retrying forever', async () => {
+    const throwing = { ...testPlatform, name: 'throwing', parseResponse: () => { throw new Error('unexpected body shape') } }
+    const broken = await bootTestApp({
+      plugins: ['intake'], delivery: { workerIntervalMs: 25, leaseSeconds: 1 },
+      sites: [{ id: 'demo', name: 'Demo', destinations: { throwing: { baseUrl: fake.url, token: 'good' } } }],
+    }, { adapters: [throwing], builtInPlugins })
+    try {
+      const brokenKey = await broken.createKey('demo')
+      const response = await broken.request('/api/v1/conversions/automation', { method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': brokenKey }, body: JSON.stringify({ event: 'Lead', messageId: 'throws-1' }) })
+      expect((await response.json() as Body).events[0]!.errors).toEqual([{ provider: 'throwing', status: 'failed', message: expect.stringContaining('unexpected body shape') }])
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      expect(sentFor('throws-1')).toHaveLength(1)
+    }
+    finally {
+      await broken.close()
+    }
   })
 })
