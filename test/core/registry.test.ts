@@ -1,4 +1,4 @@
-import { readdirSync, existsSync } from 'node:fs'
+import { readdirSync, existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { createRegistry, defineAdPlatform, defineCrmPoller, defineIntakeSource } from '../../core/registry.ts'
@@ -90,6 +90,17 @@ describe('shipped adapters', () => {
         const registered = adapters.some((a) => a.kind === kind && a.name.replace(/_/g, '-') === name)
         expect(registered, `adapters/${folder}/${name} is not in adapters/index.ts`).toBe(true)
       }
+    }
+  })
+
+  // Every ad platform runs the shared contract suite (CONVENTIONS rule 3).
+  it('gives every folder under adapters/ads a test that runs the ad-platform contract suite', () => {
+    const dir = new URL('../../adapters/ads/', import.meta.url)
+    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []
+    for (const folder of folders) {
+      const suite = new URL(`../adapters/${folder}.test.ts`, import.meta.url)
+      expect(existsSync(suite), `test/adapters/${folder}.test.ts is missing`).toBe(true)
+      expect(readFileSync(suite, 'utf8'), `test/adapters/${folder}.test.ts does not call testAdPlatform`).toMatch(/testAdPlatform\(/)
     }
   })
 })
