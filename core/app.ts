@@ -110,9 +110,10 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installDeliveryRoutes(routes, orm, sites)
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
-    const outbox = createOutbox({ orm, registry, storage, policy: config.delivery, onError: (error) => void report(error) })
+    const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
+    const outbox = createOutbox({ orm, registry, storage, policy: config.delivery, onError: reportDelivery })
     const conversions = createConversionPipeline({ orm, registry, outbox, hooks, logger })
-    const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, (error) => void report(error))
+    const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, reportDelivery)
     hooks.hook('app:ready', () => worker.start())
     hooks.hook('app:close', () => worker.stop())
 

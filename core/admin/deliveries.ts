@@ -11,7 +11,7 @@ const tags = ['Admin']
 export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: SiteDirectory): void {
   const sql = <T extends object[]>(text: string, params: unknown[]) => orm.em.getConnection().execute<T>(text, params)
   const knownSite = (id: string) => {
-    if (!sites.byId(id)) throw apiError(404, { message: `Unknown site "${id}"` })
+    if (!sites.byId(id)) throw apiError(404, { message: `Unknown site "${id}"; configured sites: ${sites.list().map((s) => s.id).join(', ') || '(none)'}` })
     return id
   }
 
@@ -23,13 +23,13 @@ export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: 
       limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
     }),
     handler: async (_event, { params, query }) => ({
-      deliveries: await sql(
+      deliveries: (await sql<Record<string, unknown>[]>(
         `select d.id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
            d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at
          from deliveries d join conversions c on c.id = d.conversion_id
          where d.site_id = ?${query.status ? ' and d.status = ?' : ''} order by d.created_at desc, d.id desc limit ?`,
         [knownSite(params.id), ...(query.status ? [query.status] : []), query.limit],
-      ),
+      )).map(withIsoTimes),
     }),
   })
 
@@ -48,4 +48,13 @@ export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: 
       return { requeued: rows.map((r) => r.id) }
     },
   })
+}
+
+const TIME_FIELDS = ['next_attempt_at', 'sent_at', 'created_at', 'updated_at'] as const
+
+/** Timestamps as ISO 8601, like the rest of the admin API (the driver hands back PostgreSQL's text form). */
+function withIsoTimes(row: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...row }
+  for (const field of TIME_FIELDS) if (copy[field] != null) copy[field] = new Date(copy[field] as string).toISOString()
+  return copy
 }

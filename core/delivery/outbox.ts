@@ -64,7 +64,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         skip = platform.skipReason?.(event, configured.options)
       }
       catch (error) {
-        skip = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
+        // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
+        const message = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
+        return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'failed', attempts: row.attempts + 1, http_status: null, error: message, duration_ms: null, next_attempt_at: null, sent_at: null }
       }
       if (skip) return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: row.attempts, http_status: null, error: skip, duration_ms: null, next_attempt_at: null, sent_at: null }
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })

@@ -20,7 +20,9 @@ export async function deliveriesCommand(client: AdminClient, out: Output, args: 
   if (action === 'retry') {
     if (!id && !options.failed) throw new CliError(`Give a delivery id or --failed. ${USAGE}`, 2)
     const { requeued } = await client.request<{ requeued: string[] }>('POST', `${base}/retry`, id ? { id } : { failed: true })
-    out.result({ requeued }, () => `Requeued ${requeued.length} deliver${requeued.length === 1 ? 'y' : 'ies'}; the worker sends them within a few seconds.`)
+    out.result({ requeued }, () => requeued.length === 0
+      ? 'No failed deliveries to replay.'
+      : `Requeued ${requeued.length} deliver${requeued.length === 1 ? 'y' : 'ies'}; the worker sends them within a few seconds.`)
     return
   }
   throw new CliError(USAGE, 2)
