@@ -23,7 +23,3 @@ export async function migrate(orm: MikroORM, lockUrl?: string): Promise<string[]
     await lock.end()
   }
 }
-
-export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
-  return (await orm.getMigrator().getPendingMigrations()).map((m) => m.name)
-}
