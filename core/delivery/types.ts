@@ -18,6 +18,10 @@ export interface HashedIdentity {
   email?: string
   /** trim + lowercase, and for gmail.com/googlemail.com dots removed from the local part (Google's rule) */
   emailGoogle?: string
+  /** trim + lowercase, every dot and any +alias removed from the local part (Microsoft UET CAPI) */
+  emailMicrosoft?: string
+  /** trim + lowercase, +alias removed, then every non-letter/digit removed from the local part (Reddit) */
+  emailReddit?: string
   /** E.164 with the leading + (Google, TikTok, X) */
   phoneE164?: string
   /** E.164 digits without the + (Meta, Pinterest) */

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto'
 import type { HashedIdentity } from '../delivery/types.ts'
 import {
-  normalizeCity, normalizeCountry, normalizeEmail, normalizeEmailForGoogle, normalizeExternalId, normalizeName,
+  normalizeCity, normalizeCountry, normalizeEmail, normalizeEmailForGoogle, normalizeEmailForMicrosoft, normalizeEmailForReddit,
+  normalizeExternalId, normalizeName,
   normalizePhone, normalizeState, normalizeZip,
 } from './normalize.ts'
 
@@ -87,11 +88,19 @@ export function hashIdentity(traits: IdentityTraits, options: HashIdentityOption
   return identity
 }
 
-function hashEmail(raw: unknown): Pick<HashedIdentity, 'email' | 'emailGoogle'> {
+type EmailVariants = Pick<HashedIdentity, 'email' | 'emailGoogle' | 'emailMicrosoft' | 'emailReddit'>
+
+function hashEmail(raw: unknown): EmailVariants {
   const hashed = preHashed(raw)
-  if (hashed) return { email: hashed, emailGoogle: hashed }
+  if (hashed) return { email: hashed, emailGoogle: hashed, emailMicrosoft: hashed, emailReddit: hashed }
   const email = normalizeEmail(raw)
-  return email ? { email: sha256Hex(email), emailGoogle: sha256Hex(normalizeEmailForGoogle(email)) } : {}
+  if (!email) return {}
+  return {
+    email: sha256Hex(email),
+    emailGoogle: sha256Hex(normalizeEmailForGoogle(email)),
+    emailMicrosoft: sha256Hex(normalizeEmailForMicrosoft(email)),
+    emailReddit: sha256Hex(normalizeEmailForReddit(email)),
+  }
 }
 
 function hashPhone(raw: unknown, country: string | undefined): Pick<HashedIdentity, 'phoneE164' | 'phoneDigits'> {

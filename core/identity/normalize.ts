@@ -49,6 +49,24 @@ export function normalizeEmailForGoogle(normalized: string): string {
   return local ? `${local}@${domain}` : normalized
 }
 
+/** Microsoft UET CAPI `em`: every dot and any `+alias` removed from the local part, whatever the domain. */
+export function normalizeEmailForMicrosoft(normalized: string): string {
+  return rewriteLocalPart(normalized, (local) => (local.split('+')[0] ?? '').replaceAll('.', ''))
+}
+
+/** Reddit CAPI: `+alias` removed, then every character that is not a letter or digit removed from the local part. */
+export function normalizeEmailForReddit(normalized: string): string {
+  return rewriteLocalPart(normalized, (local) => (local.split('+')[0] ?? '').replace(NOT_LETTER_OR_DIGIT, ''))
+}
+
+/** The address with its local part rewritten; unchanged when the rewrite would leave the local part empty. */
+function rewriteLocalPart(normalized: string, rewrite: (local: string) => string): string {
+  const at = normalized.lastIndexOf('@')
+  if (at < 1) return normalized
+  const local = rewrite(normalized.slice(0, at))
+  return local ? `${local}${normalized.slice(at)}` : normalized
+}
+
 /** The libphonenumber country for a country given in any form normalizeCountry accepts. */
 function toPhoneCountry(country: string | undefined): CountryCode | undefined {
   const code = normalizeCountry(country)?.toUpperCase()

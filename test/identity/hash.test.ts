@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { hashIdentity, isSha256Hex, sha256Hex } from '../../core/identity/hash.ts'
 import {
-  normalizeCity, normalizeCountry, normalizeEmail, normalizeEmailForGoogle, normalizeExternalId, normalizeName,
-  normalizePhone, normalizeState, normalizeZip,
+  normalizeCity, normalizeCountry, normalizeEmail, normalizeEmailForGoogle, normalizeEmailForMicrosoft, normalizeEmailForReddit,
+  normalizeExternalId, normalizeName, normalizePhone, normalizeState, normalizeZip,
 } from '../../core/identity/normalize.ts'
 
 // Expected digests are literals (each re-checked with `printf %s VALUE | sha256sum`), never computed by the code under test.
@@ -76,13 +76,26 @@ describe('email', () => {
     expect(normalizeEmailForGoogle('+only@gmail.com')).toBe('+only@gmail.com')
   })
 
-  it('hashes the plain and the Google variant, and passes a digest through into both', () => {
-    expect(hashIdentity({ email: ' John_Smith@Gmail.com ' })).toEqual({ email: HASH.metaEmail, emailGoogle: HASH.metaEmail })
-    expect(hashIdentity({ email: 'John.Smith+x@GMAIL.com' })).toEqual({ email: HASH.johnSmithPlus, emailGoogle: HASH.johnSmithGoogle })
-    expect(hashIdentity({ email: 'John@Contoso.com' })).toEqual({ email: HASH.msEmail, emailGoogle: HASH.msEmail })
+  it('for Microsoft drops every dot and the +alias of any domain (UET CAPI doc: john@contoso.com vector)', () => {
+    expect(normalizeEmailForMicrosoft('j.o.h.n+ads@contoso.com')).toBe('john@contoso.com')
+    expect(normalizeEmailForMicrosoft('+only@contoso.com')).toBe('+only@contoso.com')
+  })
+
+  it('for Reddit drops the +alias, then every non-alphanumeric character of the local part (Al.ice$+Apple@Example.Com)', () => {
+    expect(normalizeEmailForReddit(normalizeEmail('Al.ice$+Apple@Example.Com')!)).toBe('alice@example.com')
+    expect(normalizeEmailForReddit('j_o-h.n@ex-ample.com')).toBe('john@ex-ample.com')
+  })
+
+  it('hashes each platform variant, and passes a digest through into all of them', () => {
+    const same = (hash: string) => ({ email: hash, emailGoogle: hash, emailMicrosoft: hash, emailReddit: hash })
+    expect(hashIdentity({ email: ' John_Smith@Gmail.com ' })).toEqual({ ...same(HASH.metaEmail), emailMicrosoft: sha256Hex('john_smith@gmail.com'), emailReddit: sha256Hex('johnsmith@gmail.com') })
+    expect(hashIdentity({ email: 'John.Smith+x@GMAIL.com' })).toEqual({ ...same(HASH.johnSmithGoogle), email: HASH.johnSmithPlus })
+    expect(hashIdentity({ email: 'John@Contoso.com' })).toEqual(same(HASH.msEmail))
+    expect(hashIdentity({ email: 'J.ohn+bing@Contoso.com' }).emailMicrosoft).toBe(HASH.msEmail)
     expect(hashIdentity({ email: 'alice@example.com' }).email).toBe(HASH.redditEmail)
-    expect(hashIdentity({ email: HASH.metaEmail.toUpperCase() })).toEqual({ email: HASH.metaEmail, emailGoogle: HASH.metaEmail })
-    expect(hashIdentity({ email: ` ${HASH.metaEmail} ` })).toEqual({ email: HASH.metaEmail, emailGoogle: HASH.metaEmail })
+    expect(hashIdentity({ email: 'Al.ice$+Apple@Example.Com' }).emailReddit).toBe(HASH.redditEmail)
+    expect(hashIdentity({ email: HASH.metaEmail.toUpperCase() })).toEqual(same(HASH.metaEmail))
+    expect(hashIdentity({ email: ` ${HASH.metaEmail} ` })).toEqual(same(HASH.metaEmail))
   })
 
   it('omits empty and invalid addresses, a 63-character hex string included (not a digest, so read as text: no email)', () => {
