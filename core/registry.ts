@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { ConversionEvent, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
+import type { Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
 
@@ -47,15 +47,45 @@ export interface CrmPollerDefinition<O = unknown> {
   poll: (options: O, cursor: string | undefined, signal: AbortSignal) => Promise<{ qualified: { email: string, eventName: string }[], cursor?: string }>
 }
 
+/** One conversion a webhook produced. The messageId is derived from the platform's own ids (order id), so a retried or repeated webhook dedupes. */
+export interface SourceConversion extends ConversionInput {
+  messageId: string
+}
+
+/** What a webhook delivery turns into: conversions to store, or a reason it carries none (answered 200, nothing stored). */
+export type SourceParseResult =
+  | { kind: 'conversions', conversions: SourceConversion[], sourceEventType: string }
+  | { kind: 'ignored', reason: string }
+
+/** A webhook body the source cannot read (not JSON, fields missing): the route answers 422 with this message. */
+export class SourceInputError extends Error {
+  readonly problems: string[]
+  constructor(message: string, problems: string[] = [message]) {
+    super(message)
+    this.name = 'SourceInputError'
+    this.problems = problems
+  }
+}
+
 /** A conversion input: one webhook format turned into conversions for POST /api/v1/conversions/:source/:api_key. */
 export interface IntakeSourceDefinition<O = unknown> {
   kind: 'intake-source'
   /** Stable name; the `:source` path segment and the key under `sites[].sources`. */
   name: string
   options: OptionsSchema<O>
-  /** Checks the webhook's signature over the raw body; false answers 401 and stores nothing. */
-  verify: (raw: Uint8Array, headers: Headers, options: O) => boolean
-  parse: (raw: Uint8Array, headers: Headers, options: O) => unknown[]
+  /**
+   * `required`: an unsigned or wrongly signed body answers 401 and stores nothing (payment webhooks).
+   * `optional`: an unsigned body is accepted but only as `tracked`; a signature that is present and wrong still answers 401.
+   */
+  signature: 'required' | 'optional'
+  /** What a verified body proves: a payment webhook's conversions are `payment_confirmed`. Unverified ones are `tracked`. */
+  confirmation: Confirmation
+  /** Whether the request carries a signature at all (only consulted for `optional`). */
+  isSigned: (headers: Headers) => boolean
+  /** Checks the signature over the raw bytes, constant-time; `now` for timestamp tolerances (Stripe's 300 s). */
+  verify: (raw: Uint8Array, headers: Headers, options: O, now: Date) => boolean
+  /** Pure: the body as conversions; throws SourceInputError for a body it cannot read. */
+  parse: (raw: Uint8Array, headers: Headers, options: O) => SourceParseResult
 }
 
 export type AnyDefinition = AdPlatformDefinition<any> | CrmPollerDefinition<any> | IntakeSourceDefinition<any>

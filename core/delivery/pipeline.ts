@@ -2,34 +2,16 @@ import { randomUUID } from 'node:crypto'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, type DcgateHookable } from '../hooks.ts'
-import { hashIdentity, type IdentityTraits } from '../identity/hash.ts'
+import { hashIdentity } from '../identity/hash.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import { matchVisits, CLICK_ID_NAMES } from './match.ts'
 import { resolveEvent } from './mapping.ts'
 import type { AttemptResult, ClaimedDelivery, Outbox } from './outbox.ts'
-import type { Channel, ClickIds, Confirmation, ConversionItem, StandardEvent } from './types.ts'
+import type { ClickIds, Confirmation, ConversionInput, StandardEvent } from './types.ts'
 
 /** A conversion as an intake route received it, before matching and hashing. */
-export interface ConversionInput {
-  messageId?: string
-  event: string
-  occurredAt?: Date
-  userId?: string
-  anonymousId?: string
-  value?: number
-  currency?: string
-  orderId?: string
-  items?: ConversionItem[]
-  channel?: Channel
-  /** Plain text; hashed here, never stored in clear. */
-  traits?: IdentityTraits
-  /** Click ids, customer_id and dc_session_id. */
-  identifiers?: Record<string, string | undefined>
-  ip?: string
-  userAgent?: string
-  pageUrl?: string
-}
+export type { ConversionInput } from './types.ts'
 
 export interface AcceptResult {
   messageId: string

@@ -3,6 +3,7 @@
  * ConversionEvent and a platform's HTTP request/response; the pipeline does all I/O, batching and retries.
  */
 import type { STANDARD_EVENTS } from '../config/schema.ts'
+import type { IdentityTraits } from '../identity/hash.ts'
 
 export type StandardEvent = typeof STANDARD_EVENTS[number]
 export type Confirmation = 'payment_confirmed' | 'crm_qualified' | 'tracked'
@@ -114,3 +115,24 @@ export type DeliveryOutcome =
   | { status: 'sent' }
   | { status: 'rejected', message: string }
   | { status: 'retry', message: string, retryAfterMs?: number }
+
+/** A conversion as received (automation body or a webhook), before hashing, matching and mapping. */
+export interface ConversionInput {
+  messageId?: string
+  event: string
+  occurredAt?: Date
+  userId?: string
+  anonymousId?: string
+  value?: number
+  currency?: string
+  orderId?: string
+  items?: ConversionItem[]
+  channel?: Channel
+  /** Plain text; hashed here, never stored in clear. */
+  traits?: IdentityTraits
+  /** Click ids, customer_id and dc_session_id. */
+  identifiers?: Record<string, string | undefined>
+  ip?: string
+  userAgent?: string
+  pageUrl?: string
+}

@@ -23,8 +23,11 @@ const hubspot = defineCrmPoller({
 const shopify = defineIntakeSource({
   name: 'shopify',
   options: v.object({ secret: v.pipe(v.string(), v.minLength(8)) }),
+  signature: 'required',
+  confirmation: 'payment_confirmed',
+  isSigned: () => true,
   verify: () => true,
-  parse: () => [],
+  parse: () => ({ kind: 'ignored', reason: 'test' }),
 })
 const definitions = [meta, hubspot, shopify]
 
