@@ -50,6 +50,8 @@ export interface CrmPollerDefinition<O = unknown> {
 /** One conversion a webhook produced. The messageId is derived from the platform's own ids (order id), so a retried or repeated webhook dedupes. */
 export interface SourceConversion extends ConversionInput {
   messageId: string
+  /** The body's own claim (a signed automation body may say `crm_qualified`); honoured only when the body was verified. */
+  confirmation?: Confirmation
 }
 
 /** What a webhook delivery turns into: conversions to store, or a reason it carries none (answered 200, nothing stored). */
