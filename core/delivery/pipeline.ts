@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, type DcgateHookable } from '../hooks.ts'
 import { hashIdentity } from '../identity/hash.ts'
+import { normalizeCountry } from '../identity/normalize.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import { matchVisits, CLICK_ID_NAMES } from './match.ts'
@@ -36,8 +37,21 @@ export const DUPLICATE = 'duplicate_delivery_skipped'
 
 export interface PipelineDeps { orm: MikroORM, registry: Registry, outbox: Outbox, hooks: DcgateHookable, logger: ConsolaInstance }
 
+export interface AcceptMeta {
+  /** The intake route or webhook source it came through (automation, shopify, …). */
+  source: string
+  confirmation: Confirmation
+  /** The webhook's own event type (orders/paid, checkout.session.completed); the route name otherwise. */
+  sourceEventType?: string
+  /**
+   * `inline` (default) makes the first attempt before answering, so the response reports each platform.
+   * `background` only stores the conversion and its outbox rows: the worker delivers, and a webhook is answered fast.
+   */
+  deliver?: 'inline' | 'background'
+}
+
 export interface ConversionPipeline {
-  accept: (site: ActiveSite, input: ConversionInput, meta: { source: string, confirmation: Confirmation }) => Promise<AcceptResult>
+  accept: (site: ActiveSite, input: ConversionInput, meta: AcceptMeta) => Promise<AcceptResult>
 }
 
 /** received → dedupe → match → map → hold? → gates → outbox rows → first attempt → result. */
@@ -72,13 +86,16 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const occurredAt = input.occurredAt ?? new Date()
       const standardEvent = mapping.kind === 'mapped' ? mapping.standardEvent : null
       const sendable = destinations.length > 0 && !skipReason
+      const inline = sendable && meta.deliver !== 'background'
+      const content = contentOf(input)
       // One statement writes the conversion and its outbox rows atomically (insert-first dedupe: a repeated
       // messageId inserts nothing and returns no row). Rows to attempt are claimed for this process's lease.
       const rows = await orm.em.getConnection().execute<{ conversion_id: string, id: string | null, provider: string | null }[]>(
         `with c as (
            insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, value, currency, order_id, channel,
-             items, identity, click_ids, user_id, anonymous_id, session_id, page_url, ip, user_agent, consent, is_bot, confirmation, state)
-           values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             items, identity, click_ids, user_id, anonymous_id, session_id, page_url, ip, user_agent, consent, is_bot, confirmation, state,
+             source_event_type, country, content_name, content_category)
+           values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            on conflict (site_id, message_id) do nothing returning id
          ), d as (
            insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)
@@ -91,21 +108,25 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
           input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
           input.userId ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
           sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
-          site.id, skipReason ? 'skipped' : 'pending', skipReason ?? null, sendable, outbox.leaseSeconds,
+          meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
+          site.id, skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds,
           destinations.length ? destinations.map((d) => d.definition.name).join(',') : null],
       )
       if (rows.length === 0) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
 
       const conversionId = rows[0]!.conversion_id
-      const claimed: ClaimedDelivery[] = sendable
+      const claimed: ClaimedDelivery[] = inline
         ? rows.filter((r) => r.id).map((r) => ({ id: r.id!, conversion_id: conversionId, site_id: site.id, provider: r.provider!, attempts: 0 }))
         : []
-      const results = await outbox.attempt(claimed, sendable ? {
+      const results = await outbox.attempt(claimed, inline ? {
         messageId, siteId: site.id, event: input.event, standardEvent: standardEvent!, occurredAt, value: input.value, currency: input.currency,
         orderId: input.orderId, items: input.items ?? [], channel: input.channel ?? 'online', identity, clickIds, ip: input.ip,
         userAgent: input.userAgent, pageUrl: input.pageUrl, consent: { adUserData: match.consent, adPersonalization: match.consent }, confirmation: meta.confirmation,
       } : undefined)
-      return { messageId, ...summarise(results, { state, mapping: mapping.kind, event: input.event, skipReason, destinations: destinations.length }), identity: identityReport }
+      const outcome = sendable && !inline
+        ? { success: true, message: 'stored; delivering in the background' }
+        : summarise(results, { state, mapping: mapping.kind, event: input.event, skipReason, destinations: destinations.length })
+      return { messageId, ...outcome, identity: identityReport }
     },
   }
 }
@@ -113,6 +134,16 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
 async function alreadyStored(orm: MikroORM, siteId: string, messageId: string): Promise<boolean> {
   const rows = await orm.em.getConnection().execute('select 1 from conversions where site_id = ? and message_id = ?', [siteId, messageId])
   return rows.length > 0
+}
+
+/** The buyer's country as a two-letter code, when the traits name one (kept plain: the export reports it). */
+function countryOf(input: ConversionInput): string | null {
+  return normalizeCountry(input.traits?.country)?.toUpperCase() ?? null
+}
+
+function contentOf(input: ConversionInput): { name: string | null, category: string | null } {
+  const first = input.items?.[0]
+  return { name: input.contentName ?? first?.name ?? null, category: input.contentCategory ?? first?.category ?? null }
 }
 
 function givenClickIds(ids: Record<string, string | undefined>): ClickIds {

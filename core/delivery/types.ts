@@ -135,4 +135,7 @@ export interface ConversionInput {
   ip?: string
   userAgent?: string
   pageUrl?: string
+  /** What was bought or asked for, for the export (properties.content_name / content_category; else the first item's). */
+  contentName?: string
+  contentCategory?: string
 }

@@ -2,14 +2,16 @@ import { definePlugin } from '../../core/plugin.ts'
 import { apiError } from '../../core/http/errors.ts'
 import { ConversionRequest, ConversionResponse } from './schema.ts'
 import { toConversionInput } from './to-input.ts'
+import { addSourceRoute } from './sources-route.ts'
 
 /** Bumped when the meaning of the intake request or response changes (spec: v<year>-<month>). */
 export const INTAKE_ADAPTER_VERSION = 'v2026-11'
 
-/** Server-to-server conversion intake: POST /api/v1/conversions/automation. */
+/** Server-to-server conversion intake: POST /api/v1/conversions/automation, and webhooks at /api/v1/conversions/:source/:api_key. */
 export default definePlugin({
   name: 'intake',
-  setup({ routes, conversions }) {
+  setup(ctx) {
+    const { routes, conversions } = ctx
     routes.add({
       method: 'POST',
       path: '/api/v1/conversions/automation',
@@ -25,10 +27,11 @@ export default definePlugin({
       invalid: (problems) => apiError(422, { message: problems.join('; '), code: 'INVALID_CONVERSION', errors: problems }),
       handler: async (event, { body }) => {
         const started = performance.now()
-        const result = await conversions.accept(event.context.site!, toConversionInput(body), { source: 'automation', confirmation: 'tracked' })
+        const result = await conversions.accept(event.context.site!, toConversionInput(body), { source: 'automation', sourceEventType: 'automation', confirmation: 'tracked' })
         event.res.status = result.success ? 202 : 207
         return { accepted: true, source: 'automation', adapter_version: INTAKE_ADAPTER_VERSION, events: [result], duration_ms: Math.round(performance.now() - started) }
       },
     })
+    addSourceRoute(ctx, INTAKE_ADAPTER_VERSION)
   },
 })

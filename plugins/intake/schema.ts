@@ -33,6 +33,8 @@ export const ConversionRequest = v.looseObject({
     order_id: v.optional(v.pipe(v.union([v.string(), v.number()], 'must be a string'), v.transform(String))),
     items: v.optional(v.pipe(v.array(Item), v.maxLength(500))),
     channel: v.optional(v.picklist(['online', 'in_store', 'phone', 'bopis'])),
+    content_name: v.optional(Text(500)),
+    content_category: v.optional(Text(255)),
   })),
   context: v.optional(v.looseObject({
     traits: v.optional(v.looseObject({

@@ -21,5 +21,7 @@ export function toConversionInput(body: ConversionRequestOutput): ConversionInpu
     ip: context.ip,
     userAgent: context.userAgent,
     pageUrl: context.page?.url,
+    contentName: properties.content_name,
+    contentCategory: properties.content_category,
   }
 }

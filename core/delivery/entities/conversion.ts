@@ -37,6 +37,12 @@ export const Conversion = defineEntity({
     consent: p.string().length(16).default('unknown'),
     isBot: p.boolean().default(false),
     confirmation: p.string().length(32),
+    /** The webhook event type it came from (orders/paid, payment_intent.succeeded), or the route name. */
+    sourceEventType: p.string().length(64).nullable(),
+    /** Two-letter country of the buyer, from the traits; the export reports it. */
+    country: p.string().length(2).nullable(),
+    contentName: p.string().length(500).nullable(),
+    contentCategory: p.string().length(255).nullable(),
     /** accepted | held | unmapped */
     state: p.string().length(16),
     createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),

@@ -1,0 +1,78 @@
+import * as v from 'valibot'
+import { apiError } from '../../core/http/errors.ts'
+import type { PluginContext } from '../../core/plugin.ts'
+import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
+import type { AcceptResult } from '../../core/delivery/pipeline.ts'
+import { ConversionResponse } from './schema.ts'
+
+const Params = v.object({
+  source: v.pipe(v.string(), v.maxLength(64)),
+  api_key: v.pipe(v.string(), v.maxLength(128)),
+})
+
+const SourceResponse = v.object({
+  ...ConversionResponse.entries,
+  ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
+})
+
+const notFound = () => apiError(404, { message: 'Unknown key or source' })
+
+/**
+ * POST /api/v1/conversions/:source/:api_key: a payment or automation webhook, authenticated by its own
+ * signature (the cop_key in the path is public). Answered once stored; the worker delivers in the background.
+ */
+export function addSourceRoute({ routes, sites, registry, conversions }: PluginContext, adapterVersion: string): void {
+  routes.add({
+    method: 'POST',
+    path: '/api/v1/conversions/:source/:api_key',
+    auth: 'none',
+    summary: 'Receive a webhook from a payment platform or automation tool',
+    description: 'Shopify orders/paid, WooCommerce orders, Stripe payments, and Zapier/Make/n8n. The source must be configured under the site\'s `sources`. The raw body is verified against the source\'s signature; 200 once every conversion is stored, delivery follows in the background. See docs/api/sources.md.',
+    tags: ['Conversions'],
+    params: Params,
+    responses: { 200: SourceResponse },
+    invalid: () => notFound(),
+    handler: async (event, { params }) => {
+      const started = performance.now()
+      const site = sites.byCopKey(params.api_key)
+      const configured = site && registry.forSite(site.id, 'intake-source').find((c) => c.definition.name === params.source)
+      if (!site || !configured) throw notFound()
+      if (site.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was sent', code: 'APP_INACTIVE' })
+
+      const source = configured.definition as IntakeSourceDefinition<unknown>
+      const raw = new Uint8Array(await event.req.arrayBuffer())
+      const verified = checkSignature(source, raw, event.req.headers, configured.options)
+      const parsed = parseBody(source, raw, event.req.headers, configured.options)
+      const base = { accepted: true, source: source.name, adapter_version: adapterVersion }
+      if (parsed.kind === 'ignored') return { ...base, accepted: false, ignored: parsed.reason, events: [], duration_ms: elapsed(started) }
+
+      // One after another: a webhook carries few conversions, and the answer lists them in order.
+      const events: AcceptResult[] = []
+      for (const conversion of parsed.conversions) {
+        const confirmation = verified ? conversion.confirmation ?? source.confirmation : 'tracked'
+        events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, deliver: 'background' }))
+      }
+      return { ...base, events, duration_ms: elapsed(started) }
+    },
+  })
+}
+
+/** 401 when a required signature is missing or wrong, or an optional one is present and wrong. */
+function checkSignature(source: IntakeSourceDefinition<unknown>, raw: Uint8Array, headers: Headers, options: unknown): boolean {
+  if (source.signature === 'optional' && !source.isSigned(headers)) return false
+  if (source.verify(raw, headers, options, new Date())) return true
+  throw apiError(401, { message: `The ${source.name} signature is missing or does not match this site's configured secret; nothing was stored`, code: 'INVALID_SIGNATURE' })
+}
+
+function parseBody(source: IntakeSourceDefinition<unknown>, raw: Uint8Array, headers: Headers, options: unknown) {
+  try {
+    return source.parse(raw, headers, options)
+  }
+  catch (error) {
+    if (!(error instanceof SourceInputError)) throw error
+    throw apiError(422, { message: error.message, code: 'INVALID_WEBHOOK', errors: error.problems })
+  }
+}
+
+const elapsed = (started: number) => Math.round(performance.now() - started)
+
