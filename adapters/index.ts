@@ -1,9 +1,15 @@
 import type { AnyDefinition } from '../core/registry.ts'
 import meta from './ads/meta/index.ts'
 import googleAds from './ads/google-ads/index.ts'
+import tiktok from './ads/tiktok/index.ts'
+import linkedin from './ads/linkedin/index.ts'
+import microsoftAds from './ads/microsoft-ads/index.ts'
+import reddit from './ads/reddit/index.ts'
+import pinterest from './ads/pinterest/index.ts'
+import x from './ads/x/index.ts'
 
 /**
  * Every adapter dcgate ships, registered explicitly (no code generation). A meta-test fails when a
  * folder under adapters/ads, adapters/crm or adapters/sources is missing here.
  */
-export const adapters: readonly AnyDefinition[] = [meta, googleAds]
+export const adapters: readonly AnyDefinition[] = [meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x]

@@ -1,0 +1,79 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { authorizeLinkedIn } from './auth.ts'
+import { skipReason, toConversionEventsRequest } from './map.ts'
+import { parseConversionEventsResponse } from './response.ts'
+import { LINKEDIN_API_VERSION } from './version.ts'
+
+const RULE_URN_PREFIX = 'urn:lla:llaPartnerConversion:'
+const RULE_HINT = 'a conversion rule id: the number in Campaign Manager → Analyze → Conversion tracking, or its urn:lla:llaPartnerConversion:<id>'
+
+/** A rule id as digits; the full URN and numbers are accepted, since both are what Campaign Manager and the API show. */
+const ruleId = v.optional(v.pipe(
+  v.union([v.string(), v.pipe(v.number(), v.safeInteger())], `must be ${RULE_HINT}`),
+  v.transform((raw) => String(raw).trim().replace(RULE_URN_PREFIX, '')),
+  v.regex(/^\d{1,19}$/, `must be ${RULE_HINT}`),
+))
+const secret = (what: string) => v.optional(v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`)))
+const url = (example: string) => v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.regex(/^https?:\/\//i, `must be an absolute http(s) URL such as ${example}`),
+  v.url(`must be an absolute http(s) URL such as ${example}`),
+  v.transform((u) => u.replace(/\/+$/, '')),
+)
+
+/** `sites[].destinations.linkedin`. Unknown keys are refused so a misspelt option stops boot instead of doing nothing. */
+export const linkedInOptions = v.pipe(
+  v.strictObject(
+    {
+      /** A static OAuth access token (60 days). Use this, or refreshToken with clientId and clientSecret. */
+      accessToken: secret('an OAuth access token with the rw_conversions scope'),
+      clientId: secret('the client id of your LinkedIn app (Developer Portal → your app → Auth)'),
+      clientSecret: secret('the primary client secret of your LinkedIn app'),
+      /** A programmatic refresh token (365 days): dcgate then fetches and caches access tokens itself. */
+      refreshToken: secret('a LinkedIn programmatic refresh token'),
+      /** One Conversions API rule per standard event; events without one are skipped (see skipReason). */
+      conversionRules: v.pipe(
+        v.strictObject(
+          { Purchase: ruleId, Lead: ruleId, CompleteRegistration: ruleId, Schedule: ruleId },
+          (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to conversion rule ids',
+        ),
+        v.check((rules) => Object.values(rules).some(Boolean), 'must give at least one conversion rule id'),
+      ),
+      /** Test mode: every event goes to this rule (one with no campaigns) instead of its mapped rule. */
+      testConversionRule: ruleId,
+      baseUrl: v.optional(url('https://api.linkedin.com'), 'https://api.linkedin.com'),
+      oauthUrl: v.optional(url('https://www.linkedin.com/oauth/v2/accessToken'), 'https://www.linkedin.com/oauth/v2/accessToken'),
+    },
+    (issue) => {
+      if (issue.expected === 'never') return 'unknown key (check its spelling)'
+      if (issue.expected?.startsWith('"')) return 'is required'
+      return 'must be an object with conversionRules and an accessToken or refreshToken'
+    },
+  ),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const { accessToken, refreshToken, clientId, clientSecret } = dataset.value
+    if (accessToken && refreshToken) addIssue({ message: 'give accessToken or refreshToken (with clientId and clientSecret), not both' })
+    else if (!accessToken && !refreshToken) addIssue({ message: 'needs accessToken, or refreshToken with clientId and clientSecret' })
+    else if (refreshToken && (!clientId || !clientSecret)) addIssue({ message: 'refreshToken needs clientId and clientSecret too' })
+  }),
+)
+
+export type LinkedInOptions = v.InferOutput<typeof linkedInOptions>
+
+/** LinkedIn Conversions API (streaming conversion events). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<LinkedInOptions>({
+  name: 'linkedin',
+  apiVersion: LINKEDIN_API_VERSION,
+  options: linkedInOptions,
+  // BATCH_CREATE takes at most 5,000 elements a request.
+  maxBatchSize: 5000,
+  // LinkedIn rejects events that happened more than 90 days ago.
+  maxEventAgeDays: 90,
+  skipReason,
+  authorize: authorizeLinkedIn,
+  toRequest: toConversionEventsRequest,
+  parseResponse: parseConversionEventsResponse,
+})

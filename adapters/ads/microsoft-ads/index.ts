@@ -1,0 +1,76 @@
+import * as v from 'valibot'
+import type { StandardEvent } from '../../../core/delivery/types.ts'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { DEFAULT_EVENTS, MAX_EVENT_AGE_DAYS, UET_CAPI_URL, skipReason, toUetRequest, type MicrosoftAdsOptions, type UetGoalEvent } from './map.ts'
+import { fromUetResponse } from './response.ts'
+import { MICROSOFT_ADS_API_VERSION } from './version.ts'
+
+const text = (what: string) => v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`))
+
+/** A goal event: the action as a string, the full object, or false to keep this standard event away from Microsoft. */
+const goalEvent = v.union(
+  [
+    v.pipe(text('the goal\'s event action'), v.transform((eventName): UetGoalEvent => ({ eventName }))),
+    v.strictObject({
+      eventName: text('the goal\'s event action (Action equals …)'),
+      eventCategory: v.optional(text('the goal\'s event category')),
+      eventLabel: v.optional(text('the goal\'s event label')),
+    }),
+    v.literal(false),
+  ],
+  'must be the event action of a Microsoft Advertising goal ("purchase"), { eventName, eventCategory?, eventLabel? }, or false to not send this event',
+)
+
+/** Per standard event; the ones not given keep their default (README "Event mapping"). */
+const events = v.pipe(
+  v.strictObject(
+    { Purchase: v.optional(goalEvent), Lead: v.optional(goalEvent), CompleteRegistration: v.optional(goalEvent), Schedule: v.optional(goalEvent) },
+    (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to goal event actions',
+  ),
+  v.transform((given): Record<StandardEvent, UetGoalEvent | false> => {
+    const chosen = Object.fromEntries(Object.entries(given).filter(([, goal]) => goal !== undefined))
+    return { ...DEFAULT_EVENTS, ...chosen }
+  }),
+)
+
+/** `sites[].destinations.microsoft_ads`; unknown keys are refused so a misspelt option stops boot. */
+export const microsoftAdsOptions = v.strictObject(
+  {
+    tagId: v.pipe(
+      v.union([v.string(), v.pipe(v.number(), v.safeInteger())], 'must be the UET tag id (digits), from Tools → UET tag'),
+      v.transform((raw) => String(raw).trim()),
+      v.regex(/^\d{1,20}$/, 'must be the UET tag id (digits only), from Tools → UET tag'),
+    ),
+    apiToken: text('the UET tag\'s Conversions API token (edit the tag → Use Conversions API)'),
+    events: v.optional(events, {}),
+    baseUrl: v.optional(
+      v.pipe(
+        v.string('must be a string'),
+        v.trim(),
+        v.regex(/^https?:\/\//i, `must be an absolute http(s) URL such as ${UET_CAPI_URL}`),
+        v.url(`must be an absolute http(s) URL such as ${UET_CAPI_URL}`),
+        v.transform((url) => url.replace(/\/+$/, '')),
+      ),
+      UET_CAPI_URL,
+    ),
+  },
+  (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling; the UET Conversions API has no test mode, see the README)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object with tagId and apiToken'
+  },
+) satisfies v.GenericSchema<unknown, MicrosoftAdsOptions>
+
+/** Microsoft Advertising UET Conversions API (server events for a UET tag). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<MicrosoftAdsOptions>({
+  name: 'microsoft_ads',
+  apiVersion: MICROSOFT_ADS_API_VERSION,
+  options: microsoftAdsOptions,
+  // "The maximum number of events per batch upload is 1,000."
+  maxBatchSize: 1000,
+  // eventTime must fall within the last 7 days (InvalidEventTime); older events are skipped by skipReason.
+  maxEventAgeDays: MAX_EVENT_AGE_DAYS,
+  skipReason,
+  toRequest: toUetRequest,
+  parseResponse: fromUetResponse,
+})

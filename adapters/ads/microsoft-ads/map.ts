@@ -1,0 +1,208 @@
+/**
+ * Pure mapping of conversions to one UET Conversions API call: POST {base}/v1/{tagId}/events with the JSON body
+ * `{ data: [custom events], continueOnValidationError: true, dataProvider: "dcgate" }`. Personal data arrives
+ * hashed (core/identity); this file only places it under Microsoft's keys. Decisions and sources: README.md.
+ */
+import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { MICROSOFT_ADS_API_VERSION } from './version.ts'
+
+export const UET_CAPI_URL = 'https://capi.uet.microsoft.com'
+/** Names the sender; Microsoft asks third-party senders to set `dataProvider`. */
+export const DATA_PROVIDER = 'dcgate'
+/** Microsoft refuses an `eventTime` more than 7 days old (InvalidEventTime). */
+export const MAX_EVENT_AGE_DAYS = 7
+
+/** What a standard event is sent as: the goal's event action, plus its category and label when the goal matches on them. */
+export interface UetGoalEvent {
+  eventName: string
+  eventCategory?: string
+  eventLabel?: string
+}
+
+/** One site's Microsoft Advertising options, as the schema in index.ts resolves them. */
+export interface MicrosoftAdsOptions {
+  /** The UET tag id (digits), as text. */
+  tagId: string
+  /** The tag's Conversions API token; sent as `Authorization: Bearer`. */
+  apiToken: string
+  /** Each standard event's goal event, or false for a standard event this site does not send to Microsoft. */
+  events: Record<StandardEvent, UetGoalEvent | false>
+  /** Stands in for https://capi.uet.microsoft.com (a proxy or a fake), without a trailing slash. */
+  baseUrl: string
+}
+
+/** Defaults (Microsoft names none); each must equal the Action of the advertiser's goal, so sites override them. */
+export const DEFAULT_EVENTS = {
+  Purchase: { eventName: 'purchase' },
+  Lead: { eventName: 'submit_lead_form' },
+  CompleteRegistration: { eventName: 'sign_up' },
+  Schedule: { eventName: 'book_appointment' },
+} as const satisfies Record<StandardEvent, UetGoalEvent>
+
+export interface UetUserData {
+  em?: string
+  ph?: string
+  externalId?: string
+  msclkid?: string
+  clientIpAddress?: string
+  clientUserAgent?: string
+}
+
+export interface UetItem { id: string, quantity?: number, price?: number, name?: string }
+
+export interface UetCustomData {
+  eventCategory?: string
+  eventLabel?: string
+  value?: number
+  currency?: string
+  transactionId?: string
+  items?: UetItem[]
+  itemIds?: string[]
+  pageType?: 'purchase'
+  ecommTotalValue?: number
+}
+
+export interface UetEvent {
+  eventType: 'custom'
+  eventId: string
+  eventName: string
+  eventTime: number
+  eventSourceUrl?: string
+  adStorageConsent?: 'G' | 'D'
+  userData: UetUserData
+  customData?: UetCustomData
+}
+
+export interface UetRequestBody {
+  data: UetEvent[]
+  /** Invalid events are skipped and reported per event instead of failing the whole request. */
+  continueOnValidationError: true
+  dataProvider: string
+}
+
+/** Thrown by toRequest for a standard event the site turned off: the pipeline must ask skipReason first. */
+export class MicrosoftAdsMappingError extends Error {
+  override name = 'MicrosoftAdsMappingError'
+}
+
+export function toUetRequest(events: readonly ConversionEvent[], options: MicrosoftAdsOptions): PlatformRequest {
+  const base = (options.baseUrl || UET_CAPI_URL).replace(/\/+$/, '')
+  const body: UetRequestBody = {
+    data: events.map((event) => toUetEvent(event, options)),
+    continueOnValidationError: true,
+    dataProvider: DATA_PROVIDER,
+  }
+  return {
+    url: `${base}/${MICROSOFT_ADS_API_VERSION}/${encodeURIComponent(options.tagId)}/events`,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Authorization': `Bearer ${options.apiToken}` },
+    body: JSON.stringify(body),
+  }
+}
+
+/**
+ * Why Microsoft cannot take the event at all, or undefined. `now` is read only for the 7-day window, which the
+ * pipeline does not check before a first attempt; pass it in tests.
+ */
+export function skipReason(event: ConversionEvent, options: MicrosoftAdsOptions, now: number = Date.now()): string | undefined {
+  if (!options.events[event.standardEvent]) {
+    return `${event.standardEvent} is turned off for Microsoft Advertising (events.${event.standardEvent} is false)`
+  }
+  if (now - event.occurredAt.getTime() > MAX_EVENT_AGE_DAYS * 86_400_000) {
+    return 'older than 7 days: the UET Conversions API refuses an eventTime more than 7 days old (InvalidEventTime); import it as a Microsoft Advertising offline conversion instead'
+  }
+  const { em, ph, externalId, msclkid } = toUserData(event)
+  if (!em && !ph && !externalId && !msclkid) {
+    return event.consent.adUserData === 'denied'
+      ? 'no msclkid, and the visitor denied ad user data, so no hashed email, phone or external id may be sent'
+      : 'no msclkid, hashed email, hashed phone or external id for Microsoft to match the conversion to'
+  }
+  return undefined
+}
+
+export function toUetEvent(event: ConversionEvent, options: MicrosoftAdsOptions): UetEvent {
+  const goal = options.events[event.standardEvent]
+  if (!goal) {
+    throw new MicrosoftAdsMappingError(`[microsoft_ads] ${event.standardEvent} is turned off (message ${event.messageId}); filter events with skipReason before toRequest`)
+  }
+  const consent = toAdStorageConsent(event.consent)
+  const sourceUrl = toSourceUrl(event.pageUrl)
+  const customData = toCustomData(event, goal)
+  return {
+    eventType: 'custom',
+    eventId: event.messageId,
+    eventName: goal.eventName,
+    eventTime: Math.floor(event.occurredAt.getTime() / 1000),
+    ...(sourceUrl ? { eventSourceUrl: sourceUrl } : {}),
+    ...(consent ? { adStorageConsent: consent } : {}),
+    userData: toUserData(event),
+    ...(Object.keys(customData).length > 0 ? { customData } : {}),
+  }
+}
+
+/**
+ * Denied on either signal → `D` (Microsoft then uses the event for no advertising purpose: it has no flag for
+ * "attribution but no remarketing"); both granted → `G`; otherwise left out, which Microsoft treats as granted.
+ */
+export function toAdStorageConsent(consent: ConversionEvent['consent']): 'G' | 'D' | undefined {
+  const states: ConsentState[] = [consent.adUserData, consent.adPersonalization]
+  if (states.includes('denied')) return 'D'
+  if (states.every((state) => state === 'granted')) return 'G'
+  return undefined
+}
+
+/** The click id as Microsoft appended it to the landing URL; UET's `_uetmsclkid` cookie prefixes it with `_uet`. */
+export function toMsclkid(raw: string | undefined): string | undefined {
+  const value = raw?.trim().replace(/^_uet/, '')
+  return value || undefined
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+const isHash = (value: string | undefined): value is string => value !== undefined && SHA256_HEX.test(value)
+
+/** Hashed identifiers only when ad user data is not denied, and only well-formed digests; click id, IP and browser as given. */
+function toUserData(event: ConversionEvent): UetUserData {
+  const userData: UetUserData = {}
+  if (event.consent.adUserData !== 'denied') {
+    const { emailMicrosoft, phoneE164, externalId } = event.identity
+    if (isHash(emailMicrosoft)) userData.em = emailMicrosoft
+    if (isHash(phoneE164)) userData.ph = phoneE164
+    if (isHash(externalId)) userData.externalId = externalId
+  }
+  const msclkid = toMsclkid(event.clickIds.msclkid)
+  if (msclkid) userData.msclkid = msclkid
+  if (event.ip) userData.clientIpAddress = event.ip
+  if (event.userAgent) userData.clientUserAgent = event.userAgent
+  return userData
+}
+
+function toCustomData(event: ConversionEvent, goal: UetGoalEvent): UetCustomData {
+  const customData: UetCustomData = {}
+  if (goal.eventCategory) customData.eventCategory = goal.eventCategory
+  if (goal.eventLabel) customData.eventLabel = goal.eventLabel
+  // Sent without a currency too: the goal's currency is assumed to apply (README, decisions).
+  if (event.value !== undefined) customData.value = event.value
+  if (event.value !== undefined && event.currency) customData.currency = event.currency
+  if (event.orderId) customData.transactionId = event.orderId
+  const items = event.items.flatMap((item): UetItem[] => {
+    const id = item.sku ?? item.product_id
+    if (!id) return []
+    return [{ id, ...(item.quantity === undefined ? {} : { quantity: item.quantity }), ...(item.price === undefined ? {} : { price: item.price }), ...(item.name ? { name: item.name } : {}) }]
+  })
+  if (items.length > 0) {
+    customData.items = items
+    customData.itemIds = items.map((item) => item.id)
+  }
+  // Retail purchase confirmation, as Microsoft's guide shows it (used by dynamic remarketing).
+  if (event.standardEvent === 'Purchase') {
+    customData.pageType = 'purchase'
+    if (event.value !== undefined) customData.ecommTotalValue = event.value
+  }
+  return customData
+}
+
+/** Microsoft refuses the event (InvalidUrl) for a URL it cannot read, so only absolute http(s) URLs are sent. */
+function toSourceUrl(pageUrl: string | undefined): string | undefined {
+  if (!pageUrl || !URL.canParse(pageUrl)) return undefined
+  return /^https?:$/.test(new URL(pageUrl).protocol) ? pageUrl : undefined
+}

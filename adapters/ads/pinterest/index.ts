@@ -1,0 +1,56 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { PINTEREST_EVENT_NAMES, skipReason, toPinterestRequest, type PinterestOptions } from './map.ts'
+import { fromPinterestResponse } from './response.ts'
+import { PINTEREST_API_VERSION } from './version.ts'
+
+const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
+
+const eventName = v.optional(v.union(
+  [v.picklist(PINTEREST_EVENT_NAMES), v.literal(false)],
+  `must be one of Pinterest's event names (${PINTEREST_EVENT_NAMES.join(', ')}), or false to not send it`,
+))
+
+/** `sites[].destinations.pinterest`; unknown keys are refused so a misspelt `testmode` stops boot. */
+const options = v.strictObject(
+  {
+    adAccountId: v.pipe(
+      v.string('must be a string of digits (quote it: numbers this long lose digits)'),
+      v.trim(),
+      v.regex(/^\d{1,18}$/, 'must be the ad account id from Ads Manager, digits only (at most 18)'),
+    ),
+    accessToken: NonEmpty,
+    testMode: v.optional(v.boolean('must be true or false')),
+    eventNames: v.optional(v.strictObject(
+      { Purchase: eventName, Lead: eventName, CompleteRegistration: eventName, Schedule: eventName },
+      (issue) => issue.expected === 'never'
+        ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule'
+        : 'must map standard events to Pinterest event names',
+    )),
+    baseUrl: v.optional(v.pipe(
+      v.string('must be a string'),
+      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://api.pinterest.com'),
+      v.url('must be an absolute http(s) URL such as https://api.pinterest.com'),
+      v.transform((url) => url.replace(/\/+$/, '')),
+    )),
+  },
+  (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object with adAccountId and accessToken'
+  },
+) satisfies v.GenericSchema<unknown, PinterestOptions>
+
+/** Pinterest Conversions API (v5 `events/create`). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<PinterestOptions>({
+  name: 'pinterest',
+  apiVersion: PINTEREST_API_VERSION,
+  options,
+  // ConversionEvents.data has maxItems 1000.
+  maxBatchSize: 1000,
+  // Pinterest refuses events more than 7 days old ("Given timestamp is in the past"); see README.
+  maxEventAgeDays: 7,
+  skipReason,
+  toRequest: toPinterestRequest,
+  parseResponse: fromPinterestResponse,
+})

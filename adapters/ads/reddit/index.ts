@@ -1,0 +1,59 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { CUSTOM_EVENT_NAME_MAX, TRACKING_TYPES } from './events.ts'
+import { skipReason, toRedditRequest, type RedditOptions } from './map.ts'
+import { fromRedditResponse } from './response.ts'
+import { REDDIT_API_VERSION } from './version.ts'
+
+const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
+
+const customEvent = v.strictObject(
+  { custom: v.pipe(NonEmpty, v.maxLength(CUSTOM_EVENT_NAME_MAX, `must be at most ${CUSTOM_EVENT_NAME_MAX} characters (Reddit's limit for custom event names)`)) },
+  (issue) => (issue.expected === 'never' ? 'unknown key; a custom event is written { custom: "Event name" }' : 'is required'),
+)
+const redditEvent = v.union(
+  [v.picklist(TRACKING_TYPES), customEvent, v.literal(false)],
+  `must be a Reddit standard event (${TRACKING_TYPES.join(', ')}), { custom: "Event name" }, or false to not send it`,
+)
+
+/** `sites[].destinations.reddit`; unknown keys are refused so a misspelt `testid` stops boot. */
+const options = v.strictObject(
+  {
+    pixelId: v.pipe(
+      v.string('must be a string'),
+      v.trim(),
+      v.regex(/^\w{1,64}$/, 'must be the pixel id from Events Manager, e.g. a2_abcd1234 (letters, digits and _)'),
+    ),
+    accessToken: NonEmpty,
+    testId: v.optional(NonEmpty),
+    events: v.optional(v.strictObject(
+      { Purchase: v.optional(redditEvent), Lead: v.optional(redditEvent), CompleteRegistration: v.optional(redditEvent), Schedule: v.optional(redditEvent) },
+      (issue) => (issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to Reddit events'),
+    )),
+    baseUrl: v.optional(v.pipe(
+      v.string('must be a string'),
+      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://ads-api.reddit.com'),
+      v.url('must be an absolute http(s) URL such as https://ads-api.reddit.com'),
+      v.transform((url) => url.replace(/\/+$/, '')),
+    )),
+  },
+  (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object with pixelId and accessToken'
+  },
+) satisfies v.GenericSchema<unknown, RedditOptions>
+
+/** Reddit Conversions API v3 (server events for a Reddit pixel). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<RedditOptions>({
+  name: 'reddit',
+  apiVersion: REDDIT_API_VERSION,
+  options,
+  // Reddit: at most 1,000 events a request ("Bad Request" beyond).
+  maxBatchSize: 1000,
+  // Reddit: events must be sent within 7 days ("event_at timestamp must be less than 168h0m0s old").
+  maxEventAgeDays: 7,
+  skipReason,
+  toRequest: toRedditRequest,
+  parseResponse: fromRedditResponse,
+})

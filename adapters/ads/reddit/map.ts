@@ -1,0 +1,141 @@
+/**
+ * Pure mapping of conversions to one Conversions API v3 call: POST {base}/api/v3/pixels/{pixelId}/conversion_events
+ * with `{ data: { events: [...], test_id? } }`. Personal data arrives hashed (core/identity); only the IP address,
+ * which core/identity does not hold hashed, is hashed here. Decisions and sources: README.md.
+ */
+import type { Channel, ConversionEvent, PlatformRequest } from '../../../core/delivery/types.ts'
+import { sha256Hex } from '../../../core/identity/hash.ts'
+import { redditEventFor, takesItems, takesValue, type RedditEventMapping, type RedditEventType } from './events.ts'
+import { REDDIT_API_VERSION } from './version.ts'
+
+export const REDDIT_ADS_API_URL = 'https://ads-api.reddit.com'
+
+/** One site's Reddit options, as the schema in index.ts resolves them. */
+export interface RedditOptions {
+  /** Pixel id from Events Manager (e.g. `a2_abcd1234`); conversions are posted to this pixel. */
+  pixelId: string
+  /** Conversion access token from Events Manager → Conversions API; sent as `Authorization: Bearer`. */
+  accessToken: string
+  /** Event Testing id: routes requests to Events Manager → Event Testing instead of live data. */
+  testId?: string
+  /** Overrides of the standard-event → Reddit-event mapping (events.ts DEFAULT_EVENTS). */
+  events?: RedditEventMapping
+  /** Stands in for https://ads-api.reddit.com (a proxy or a fake), without a trailing slash. */
+  baseUrl?: string
+}
+
+/** Reddit's `action_source`. A BOPIS order is placed on the website; phone sales have no channel of their own. */
+export const ACTION_SOURCE = {
+  online: 'WEBSITE',
+  in_store: 'PHYSICAL_STORE',
+  phone: 'OTHER',
+  bopis: 'WEBSITE',
+} as const satisfies Record<Channel, string>
+
+/** Reddit's v3 default user agents are throttled ("Your user agent was automatically ratelimited"). */
+const USER_AGENT = 'dcgate (Reddit Conversions API adapter)'
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/** Thrown by toRequest for an event whose standard event the site switched off: filter with skipReason first. */
+export class RedditMappingError extends Error {
+  override name = 'RedditMappingError'
+}
+
+export function toRedditRequest(events: readonly ConversionEvent[], options: RedditOptions): PlatformRequest {
+  const base = (options.baseUrl ?? REDDIT_ADS_API_URL).replace(/\/+$/, '')
+  const sent = events.filter(isMatchable).map((event) => toConversionEvent(event, options))
+  const data = { events: sent, ...(options.testId ? { test_id: options.testId } : {}) }
+  return {
+    url: `${base}/api/${REDDIT_API_VERSION}/pixels/${encodeURIComponent(options.pixelId)}/conversion_events`,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Authorization': `Bearer ${options.accessToken}`, 'User-Agent': USER_AGENT },
+    body: JSON.stringify({ data }),
+  }
+}
+
+/** Why Reddit cannot take the event at all, or undefined when it can. */
+export function skipReason(event: ConversionEvent, options: RedditOptions): string | undefined {
+  if (!redditEventFor(event.standardEvent, options.events)) return `the reddit destination is configured not to send ${event.standardEvent} (events.${event.standardEvent}: false)`
+  if (!isMatchable(event)) return NO_MATCH_KEY
+  return undefined
+}
+
+export const NO_MATCH_KEY = 'no match key for Reddit: no rdt_cid click id, hashed email, phone or external id, or IP address with user agent'
+
+/**
+ * Whether the event carries a match key Reddit can attribute with. Reddit requires one per event and refuses the
+ * whole request otherwise, so such events stay out of the request and response.ts rejects them on their own.
+ */
+export function isMatchable(event: ConversionEvent): boolean {
+  const user = toUser(event)
+  return Boolean(toClickId(event) || user.email || user.phone_number || user.external_id || (user.ip_address && user.user_agent))
+}
+
+// --- internal ---
+
+function toConversionEvent(event: ConversionEvent, options: RedditOptions): Record<string, unknown> {
+  const type = redditEventFor(event.standardEvent, options.events)
+  if (!type) throw new RedditMappingError(`[reddit] ${event.standardEvent} is switched off for this site (message ${event.messageId}); filter events with skipReason before toRequest`)
+  const actionSource = ACTION_SOURCE[event.channel]
+  const clickId = toClickId(event)
+  return {
+    event_at: event.occurredAt.getTime(),
+    action_source: actionSource,
+    type,
+    ...(clickId ? { click_id: clickId } : {}),
+    ...(event.pageUrl && actionSource === 'WEBSITE' ? { event_source_url: event.pageUrl } : {}),
+    metadata: toMetadata(event, type),
+    user: toUser(event),
+  }
+}
+
+/** The Reddit click id, raw. Reddit asks offline (physical store) events to carry no click or device ids. */
+function toClickId(event: ConversionEvent): string | undefined {
+  return event.channel === 'in_store' ? undefined : event.clickIds.rdt_cid || undefined
+}
+
+function toMetadata(event: ConversionEvent, type: RedditEventType): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { conversion_id: event.messageId }
+  // v3 `value` is a double in the currency's base unit; Reddit cannot read a value without its currency.
+  if (takesValue(type) && event.value !== undefined && event.currency) {
+    metadata.value = event.value
+    metadata.currency = event.currency
+  }
+  const products = event.items.flatMap((item) => {
+    const id = item.sku ?? item.product_id
+    if (!id) return []
+    return [{
+      id,
+      ...(item.name ? { name: item.name } : {}),
+      ...(item.category ? { category: item.category } : {}),
+      quantity: item.quantity ?? 1,
+      ...(item.price === undefined ? {} : { item_price: item.price }),
+    }]
+  })
+  if (takesItems(type) && event.items.length > 0) {
+    metadata.item_count = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
+    if (products.length > 0) metadata.products = products
+  }
+  return metadata
+}
+
+type User = Partial<Record<'email' | 'phone_number' | 'external_id' | 'ip_address' | 'user_agent', string>> & {
+  data_processing_options?: { modes: ['LDU'] }
+}
+
+/**
+ * Match keys: email in Reddit's canonical form, phone E.164 with "+", external id, each already SHA-256; the IP
+ * hashed here, the user agent raw. Offline events carry no device ids. Denied consent → Limited Data Use.
+ */
+function toUser(event: ConversionEvent): User {
+  const { emailReddit, phoneE164, externalId } = event.identity
+  const online = event.channel !== 'in_store'
+  const user: User = {}
+  if (emailReddit && SHA256_HEX.test(emailReddit)) user.email = emailReddit
+  if (phoneE164 && SHA256_HEX.test(phoneE164)) user.phone_number = phoneE164
+  if (externalId && SHA256_HEX.test(externalId)) user.external_id = externalId
+  if (online && event.ip?.trim()) user.ip_address = sha256Hex(event.ip.trim().toLowerCase())
+  if (online && event.userAgent) user.user_agent = event.userAgent
+  if (event.consent.adUserData === 'denied' || event.consent.adPersonalization === 'denied') user.data_processing_options = { modes: ['LDU'] }
+  return user
+}

@@ -1,0 +1,107 @@
+/**
+ * Pure classification of a Conversions API v3 answer. Reddit processes a request whole: 200 `{ data: { message } }`
+ * means every event was taken; a 400 "There were N invalid conversion events. None were processed." names the bad
+ * events in `error.fields[].field` (`$.data.events[3].event_at`), so those are rejected and the others, refused only
+ * for their company, are retried. Events map.ts left out for lack of a match key are rejected on their own.
+ */
+import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { NO_MATCH_KEY, isMatchable } from './map.ts'
+
+/**
+ * What Reddit says went wrong. v3 answers `{ error: { code, message, fields?: [{ field, message }] } }`; its auth
+ * gateway answers `{ success: false, error: { reason, explanation } }` or plain text.
+ */
+interface RedditError {
+  message: string
+  fields: { field: string, message: string }[]
+}
+
+const UNMATCHABLE: DeliveryOutcome = { status: 'rejected', message: `not sent to Reddit: ${NO_MATCH_KEY}` }
+
+export function fromRedditResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
+  const sent = events.filter(isMatchable).length
+  const outcomes = classifyRedditResponse(response, sent)
+  let position = 0
+  return events.map((event) => (isMatchable(event) ? outcomes[position++]! : UNMATCHABLE))
+}
+
+/** One outcome for each of the `count` events the request carried, in request order. */
+export function classifyRedditResponse(response: PlatformResponse, count: number): DeliveryOutcome[] {
+  const { status, headers } = response
+  const all = (outcome: DeliveryOutcome) => Array.from({ length: count }, () => outcome)
+  if (status >= 200 && status < 300) return all({ status: 'sent' })
+
+  const error = readRedditError(response.body)
+  const message = `Reddit answered HTTP ${status}: ${error?.message ?? snippet(response.body)}`
+  if (status === 429) return all(retry(message, headers))
+  if (status === 401) return all({ status: 'rejected', message: `${message}. The conversion access token is missing, wrong or revoked: generate a new one in Events Manager → Conversions API and update accessToken in the reddit destination` })
+  if (status === 403) return all({ status: 'rejected', message: `${message}. The token may not post to this pixel: check pixelId (Events Manager, the pixel of this ad account) and that the token was made for it (an OAuth app token needs the adsconversions scope)` })
+  if (status === 400 && error) return perEvent(error, count)
+  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
+  return all(retryable ? retry(message, headers) : { status: 'rejected', message })
+}
+
+/** Milliseconds from `Retry-After`, in seconds or as an HTTP date (measured from the response's `Date`). */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim()
+  if (!value) return undefined
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
+  const at = Date.parse(value)
+  if (Number.isNaN(at)) return undefined
+  const sent = Date.parse(headers.get('date') ?? '')
+  return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+}
+
+// --- internal ---
+
+/** The events Reddit names are rejected with their field messages; the rest were refused only with them. */
+function perEvent(error: RedditError, count: number): DeliveryOutcome[] {
+  const byEvent = new Map<number, string[]>()
+  for (const { field, message } of error.fields) {
+    const index = /\.events\[(\d+)\]/.exec(field)?.[1]
+    if (index !== undefined && Number(index) < count) byEvent.set(Number(index), [...byEvent.get(Number(index)) ?? [], `${field}: ${message}`])
+  }
+  const head = `Reddit answered HTTP 400: ${error.message}`
+  if (byEvent.size === 0) {
+    const details = error.fields.map((f) => `${f.field}: ${f.message}`).join('; ')
+    return Array.from({ length: count }, () => ({ status: 'rejected', message: details ? `${head} (${details})` : head }))
+  }
+  return Array.from({ length: count }, (_, index): DeliveryOutcome => {
+    const problems = byEvent.get(index)
+    if (problems) return { status: 'rejected', message: `${head} (${problems.join('; ')})` }
+    return { status: 'retry', message: `not processed: Reddit refused the whole request because of other events in it (${head})` }
+  })
+}
+
+function retry(message: string, headers: Headers): DeliveryOutcome {
+  const after = retryAfterMs(headers)
+  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
+}
+
+function readRedditError(body: string): RedditError | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body)
+  }
+  catch {
+    return undefined
+  }
+  if (!isObject(parsed)) return undefined
+  const error = isObject(parsed.error) ? parsed.error : undefined
+  const text = [error?.message, error?.reason, error?.explanation, parsed.message]
+    .filter((part): part is string => typeof part === 'string' && part.length > 0)
+  if (text.length === 0) return undefined
+  const fields = (Array.isArray(error?.fields) ? error.fields : [])
+    .filter(isObject)
+    .map((f) => ({ field: String(f.field ?? ''), message: String(f.message ?? '') }))
+  return { message: [...new Set(text)].join(': '), fields }
+}
+
+function snippet(body: string): string {
+  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
+  return text || 'empty body'
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,79 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { DEFAULT_EVENTS, TIKTOK_API_URL, skipReason, toTrackRequest, type TikTokEventMapping, type TikTokOptions } from './map.ts'
+import { fromTrackResponse } from './response.ts'
+import { TIKTOK_API_VERSION } from './version.ts'
+
+const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
+
+const pixelCode = v.pipe(
+  v.string('must be the pixel code from Events Manager, a string such as "CXXXXXXXXXXXXXXXXXXX"'),
+  v.trim(),
+  // The numeric "Pixel ID" shown beside the code is not what event_source_id takes.
+  v.check((code) => !/^\d+$/.test(code), 'looks like the numeric pixel ID; use the pixel code (letters and digits, e.g. "CXXXXXXXXXXXXXXXXXXX") from Events Manager → Web events'),
+  v.regex(/^[A-Za-z0-9]{8,40}$/, 'must be the pixel code from Events Manager (letters and digits, e.g. "CXXXXXXXXXXXXXXXXXXX")'),
+)
+
+const eventName = v.nullable(v.pipe(
+  v.string('must be a TikTok event name such as "Purchase", or null to not send this event to TikTok'),
+  v.trim(),
+  v.minLength(1, 'must be a TikTok event name such as "Purchase", or null to not send this event to TikTok'),
+))
+
+/** Per-site overrides of DEFAULT_EVENTS; a key left out keeps its default, null turns the event off for TikTok. */
+const events = v.pipe(
+  v.optional(
+    v.strictObject(
+      { Purchase: v.optional(eventName), Lead: v.optional(eventName), CompleteRegistration: v.optional(eventName), Schedule: v.optional(eventName) },
+      (issue) => issue.expected === 'never'
+        ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule'
+        : 'must map standard events to TikTok event names, e.g. { Purchase: "CompletePayment" }',
+    ),
+    {},
+  ),
+  v.transform((overrides): TikTokEventMapping => {
+    const mapping: TikTokEventMapping = { ...DEFAULT_EVENTS }
+    for (const [standard, name] of Object.entries(overrides) as [keyof TikTokEventMapping, string | null | undefined][]) {
+      if (name !== undefined) mapping[standard] = name
+    }
+    return mapping
+  }),
+)
+
+/** `sites[].destinations.tiktok`; unknown keys are refused so a misspelt `testEventcode` stops boot. */
+const options = v.strictObject(
+  {
+    pixelCode,
+    accessToken: NonEmpty,
+    testEventCode: v.optional(NonEmpty),
+    events,
+    baseUrl: v.optional(
+      v.pipe(
+        v.string('must be a string'),
+        v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://business-api.tiktok.com'),
+        v.url('must be an absolute http(s) URL such as https://business-api.tiktok.com'),
+        v.transform((url) => url.replace(/\/+$/, '')),
+      ),
+      TIKTOK_API_URL,
+    ),
+  },
+  (issue) => {
+    if (issue.expected === 'never') return 'unknown key (check its spelling)'
+    if (issue.expected?.startsWith('"')) return 'is required'
+    return 'must be an object with pixelCode and accessToken'
+  },
+) satisfies v.GenericSchema<unknown, TikTokOptions>
+
+/** TikTok Events API 2.0 (server events for a pixel). Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<TikTokOptions>({
+  name: 'tiktok',
+  apiVersion: TIKTOK_API_VERSION,
+  options,
+  // `data` holds at most 1,000 events; TikTok refuses the whole request beyond that.
+  maxBatchSize: 1000,
+  // TikTok publishes no age limit for web events; 7 days is our decision (README "Event-age window").
+  maxEventAgeDays: 7,
+  skipReason,
+  toRequest: toTrackRequest,
+  parseResponse: fromTrackResponse,
+})

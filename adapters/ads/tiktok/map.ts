@@ -1,0 +1,141 @@
+/**
+ * Pure mapping of conversions to one Events API 2.0 call: POST {base}/open_api/v1.3/event/track/ with a JSON body
+ * `{ event_source: "web", event_source_id: <pixel code>, test_event_code?, data: [events] }` and the token in the
+ * `Access-Token` header. Personal data arrives hashed (core/identity); this file only places it under TikTok's keys.
+ * Field rules, sources and decisions: README.md.
+ */
+import type { ConversionEvent, ConversionItem, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isTikTokCurrency } from './currencies.ts'
+import { TIKTOK_API_VERSION } from './version.ts'
+
+export const TIKTOK_API_URL = 'https://business-api.tiktok.com'
+
+/**
+ * TikTok's standard event for each of ours. TikTok renamed CompletePayment to Purchase (and SubmitForm to Lead) and
+ * still accepts the old names; a site whose pixel fires CompletePayment sets `events.Purchase` to match it.
+ */
+export const DEFAULT_EVENTS = {
+  Purchase: 'Purchase',
+  Lead: 'Lead',
+  CompleteRegistration: 'CompleteRegistration',
+  Schedule: 'Schedule',
+} as const satisfies Record<StandardEvent, string>
+
+/** The TikTok event each standard event is sent as; null turns that event off for TikTok. */
+export type TikTokEventMapping = Record<StandardEvent, string | null>
+
+/** One site's TikTok options, as the schema in index.ts resolves them. */
+export interface TikTokOptions {
+  /** The pixel code (letters and digits, e.g. "CXXXXXXXXXXXXXXXXXXX"), sent as `event_source_id`. */
+  pixelCode: string
+  /** Long-lived Events API token from the pixel's settings; sent in the `Access-Token` header. */
+  accessToken: string
+  /** Routes events to Events Manager → Test events instead of live data. */
+  testEventCode?: string
+  events: TikTokEventMapping
+  /** Stands in for https://business-api.tiktok.com (a proxy or a fake), without a trailing slash. */
+  baseUrl?: string
+}
+
+/** Thrown by toRequest for an event whose standard event is turned off: the pipeline skips those with skipReason first. */
+export class TikTokMappingError extends Error {
+  override name = 'TikTokMappingError'
+}
+
+/** TikTok's hashed `user` keys and the HashedIdentity variant each takes (email trimmed + lowercased, phone E.164 with +). */
+const HASHED_USER_KEYS = [
+  ['email', 'email'],
+  ['phone', 'phoneE164'],
+  ['external_id', 'externalId'],
+] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
+
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+export function toTrackRequest(events: readonly ConversionEvent[], options: TikTokOptions): PlatformRequest {
+  const base = (options.baseUrl ?? TIKTOK_API_URL).replace(/\/+$/, '')
+  const body = {
+    event_source: 'web',
+    event_source_id: options.pixelCode,
+    ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}),
+    data: events.map((event) => toWebEvent(event, options.events)),
+  }
+  return {
+    url: `${base}/open_api/${TIKTOK_API_VERSION}/event/track/`,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Access-Token': options.accessToken },
+    body: JSON.stringify(body),
+  }
+}
+
+/** Why TikTok should not get this event at all, or undefined when it should. */
+export function skipReason(event: ConversionEvent, options: Pick<TikTokOptions, 'events'>): string | undefined {
+  if (!options.events[event.standardEvent]) return `events.${event.standardEvent} is null in the tiktok destination, so ${event.standardEvent} conversions are not sent to TikTok`
+  if (Object.keys(toUser(event)).length === 0) return 'no ttclid, hashed email, phone or external id, IP address or user agent for TikTok to match the conversion to a person'
+  return undefined
+}
+
+// --- internal ---
+
+function toWebEvent(event: ConversionEvent, mapping: TikTokEventMapping): Record<string, unknown> {
+  const name = mapping[event.standardEvent]
+  if (!name) {
+    throw new TikTokMappingError(`[tiktok] events.${event.standardEvent} is turned off (message ${event.messageId}); skip such events with skipReason before toRequest`)
+  }
+  const user = toUser(event)
+  const properties = toProperties(event)
+  return {
+    event: name,
+    event_time: Math.floor(event.occurredAt.getTime() / 1000),
+    // TikTok deduplicates on event_source_id + event + event_id, against the pixel too, for 48 hours.
+    event_id: event.messageId,
+    ...(Object.keys(user).length > 0 ? { user } : {}),
+    ...(Object.keys(properties).length > 0 ? { properties } : {}),
+    ...(event.pageUrl ? { page: { url: event.pageUrl } } : {}),
+    // TikTok's only consent field: process the event under Limited Data Use (US state privacy laws).
+    ...(event.consent.adUserData === 'denied' ? { limited_data_use: true } : {}),
+  }
+}
+
+/** Hashed keys as plain strings (TikTok takes a string or an array); anything not a SHA-256 digest is left out. */
+function toUser(event: ConversionEvent): Record<string, string> {
+  const user: Record<string, string> = {}
+  if (event.clickIds.ttclid) user.ttclid = event.clickIds.ttclid
+  for (const [key, field] of HASHED_USER_KEYS) {
+    const value = event.identity[field]
+    if (value !== undefined && SHA256_HEX.test(value)) user[key] = value
+  }
+  if (event.ip) user.ip = event.ip
+  if (event.userAgent) user.user_agent = event.userAgent
+  return user
+}
+
+function toProperties(event: ConversionEvent): Record<string, unknown> {
+  const properties: Record<string, unknown> = {}
+  // A value needs a currency TikTok lists; otherwise the value is left out rather than failing the event.
+  if (event.value !== undefined && event.currency && isTikTokCurrency(event.currency)) {
+    properties.value = event.value
+    properties.currency = event.currency
+  }
+  if (event.orderId) properties.order_id = event.orderId
+  const contents = event.items.flatMap(toContent)
+  if (contents.length > 0) {
+    properties.contents = contents
+    properties.content_type = 'product'
+    properties.num_items = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
+  }
+  return properties
+}
+
+/** An item as a TikTok content; the SKU is the id TikTok's catalogue matches on, else the product id. */
+function toContent(item: ConversionItem): Record<string, unknown>[] {
+  const id = item.sku ?? item.product_id
+  if (!id) return []
+  return [{
+    content_id: id,
+    ...(item.name ? { content_name: item.name } : {}),
+    ...(item.category ? { content_category: item.category } : {}),
+    ...(item.brand ? { brand: item.brand } : {}),
+    quantity: item.quantity ?? 1,
+    ...(item.price === undefined ? {} : { price: item.price }),
+  }]
+}

@@ -1,0 +1,76 @@
+import * as v from 'valibot'
+import { defineAdPlatform } from '../../../core/registry.ts'
+import { authorizeX } from './auth.ts'
+import { X_ADS_API_URL, skipReason, toXRequest, type XOptions } from './map.ts'
+import { fromXResponse } from './response.ts'
+import { X_ADS_API_VERSION } from './version.ts'
+
+const secret = (what: string) => v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`))
+
+/** X ids are base36: `o8z6j`. An event id may also be written `tw-<pixel id>-<event id>`. */
+const EVENT_ID = /^(?:tw-([a-z0-9]+)-)?[a-z0-9]+$/
+const eventId = (what: string) => v.pipe(
+  v.string(`must be ${what}`),
+  v.trim(),
+  v.regex(EVENT_ID, `must be ${what}: the event's ID from Events Manager, such as o87ne or tw-o8z6j-o87ne`),
+)
+const mappedEvent = v.optional(eventId('an X event id'))
+
+const events = v.pipe(
+  v.strictObject(
+    { Purchase: mappedEvent, Lead: mappedEvent, CompleteRegistration: mappedEvent, Schedule: mappedEvent },
+    (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to X event ids',
+  ),
+  v.check((ids) => Object.values(ids).some(Boolean), 'must give at least one X event id'),
+)
+
+/** `sites[].destinations.x`; unknown keys are refused so a misspelt `testEventID` stops boot. */
+const options = v.pipe(
+  v.strictObject(
+    {
+      consumerKey: secret('the X app\'s API key (consumer key)'),
+      consumerSecret: secret('the X app\'s API key secret (consumer secret)'),
+      accessToken: secret('a user access token of a handle with AD_MANAGER or ACCOUNT_ADMIN on the ad account'),
+      accessTokenSecret: secret('the access token secret'),
+      pixelId: v.pipe(
+        v.string('must be the pixel id from Events Manager'),
+        v.trim(),
+        v.regex(/^[a-z0-9]+$/, 'must be the pixel id from Events Manager, such as o8z6j (lower-case letters and digits)'),
+      ),
+      events,
+      testEventId: v.optional(eventId('an X event id kept for tests')),
+      baseUrl: v.optional(v.pipe(
+        v.string('must be a string'),
+        v.trim(),
+        v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://ads-api.x.com'),
+        v.url('must be an absolute http(s) URL such as https://ads-api.x.com'),
+        v.transform((url) => url.replace(/\/+$/, '')),
+      ), X_ADS_API_URL),
+    },
+    (issue) => {
+      if (issue.expected === 'never') return 'unknown key (check its spelling)'
+      if (issue.expected?.startsWith('"')) return 'is required'
+      return 'must be an object with consumerKey, consumerSecret, accessToken, accessTokenSecret, pixelId and events'
+    },
+  ),
+  // X refuses an event of another pixel; catch a `tw-<pixel>-<event>` id copied from the wrong pixel at boot.
+  v.check(
+    (input) => [...Object.values(input.events), input.testEventId].every((id) => !id || (EVENT_ID.exec(id)?.[1] ?? input.pixelId) === input.pixelId),
+    'an event id written tw-<pixel>-<event> names another pixel than pixelId',
+  ),
+) satisfies v.GenericSchema<unknown, XOptions>
+
+/** X (Twitter) Conversions API, OAuth 1.0a user context. Setup, mapping and decisions: README.md. */
+export default defineAdPlatform<XOptions>({
+  name: 'x',
+  apiVersion: X_ADS_API_VERSION,
+  options,
+  // "Up to 500 conversion events may be provided"; more is refused with "Conversion count limit is 500".
+  maxBatchSize: 500,
+  // X documents no age limit; 90 days is the longest post-engagement attribution window it offers (README).
+  maxEventAgeDays: 90,
+  skipReason,
+  authorize: authorizeX,
+  toRequest: toXRequest,
+  parseResponse: fromXResponse,
+})

@@ -1,0 +1,255 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import pinterest from '../../adapters/ads/pinterest/index.ts'
+import { PinterestMappingError, type PinterestOptions } from '../../adapters/ads/pinterest/map.ts'
+import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
+import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import { hashIdentity } from '../../core/identity/hash.ts'
+import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { pinterestErrors, startFakePinterest } from '../fakes/pinterest.ts'
+
+const fake = await startFakePinterest()
+afterAll(() => fake.close())
+
+const options: PinterestOptions = { adAccountId: fake.adAccountId, accessToken: fake.accessToken, baseUrl: fake.url }
+const resolved = v.parse(pinterest.options, options)
+
+interface ServerEvent { event_name: string, event_time: number, event_id: string, action_source: string, [key: string]: any }
+const dataOf = (body: unknown) => (body as { data: ServerEvent[] }).data
+const mapped = (events: ConversionEvent[], opts: PinterestOptions = resolved) => dataOf(JSON.parse(pinterest.toRequest(events, opts).body))
+const one = (event: ConversionEvent, opts: PinterestOptions = resolved) => mapped([event], opts)[0]!
+const processed = { status: 'processed', error_message: null, warning_message: null }
+const failed = (error_message: string) => ({ status: 'failed', error_message, warning_message: null })
+
+async function send(request: PlatformRequest): Promise<PlatformResponse> {
+  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+
+testAdPlatform<PinterestOptions>({
+  adapter: pinterest,
+  folder: 'pinterest',
+  options,
+  invalidOptions: [
+    { accessToken: 'token' },
+    { adAccountId: '549755885175' },
+    { adAccountId: 549755885175, accessToken: 'token' },
+    { adAccountId: 'act_549755885175', accessToken: 'token' },
+    { adAccountId: '1234567890123456789', accessToken: 'token' },
+    { adAccountId: '549755885175', accessToken: '  ' },
+    { adAccountId: '549755885175', accessToken: 'token', baseUrl: 'api.pinterest.com' },
+    { adAccountId: '549755885175', accessToken: 'token', testmode: true },
+    { adAccountId: '549755885175', accessToken: 'token', testMode: 'yes' },
+    { adAccountId: '549755885175', accessToken: 'token', eventNames: { Purchase: 'purchase' } },
+    { adAccountId: '549755885175', accessToken: 'token', eventNames: { purchase: 'checkout' } },
+  ],
+  replies: {
+    success: (events) => ({ status: 200, body: { num_events_received: events.length, num_events_processed: events.length, events: events.map(() => processed) } }),
+    partial: (events) => ({
+      reply: {
+        ...pinterestErrors.notAllProcessed(events.map((_, i) => ({
+          status: i === 1 ? 'failed' : 'processed',
+          error_message: i === 1 ? 'Invalid event_timestamp parameter. Given timestamp is in the past.' : '',
+          warning_message: '',
+        }))),
+      },
+      statuses: events.map((_, i) => (i === 1 ? 'rejected' : 'sent')),
+    }),
+    auth: { ...pinterestErrors.authenticationFailed(), platformMessage: 'Authentication failed.' },
+    rateLimit: { ...pinterestErrors.rateLimited(), platformMessage: 'You have exceeded your rate limit. Try again later.' },
+    serverError: { ...pinterestErrors.rampedDown(), platformMessage: 'The endpoint has been ramped down and is currently not accepting any traffic.' },
+  },
+  countEvents: (body) => dataOf(body).length,
+  // Pinterest deduplicates on event_id, against the Pinterest Tag's event id too.
+  dedupKeyIn: (body, event) => dataOf(body).some((e) => e.event_id === event.messageId),
+  additionalTests: () => {
+    describe('pinterest: what reaches the Conversions API', () => {
+      it('the fake processes the whole mapped request, records it, and the answer parses as sent', async () => {
+        const events = fixtureEvents(new Date())
+        const response = await send(pinterest.toRequest(events, resolved))
+        expect(response.status).toBe(200)
+        expect(JSON.parse(response.body)).toMatchObject({ num_events_received: 3, num_events_processed: 3 })
+        expect(fake.events.slice(-3).map((e) => e.event_id)).toEqual(events.map((e) => e.messageId))
+        expect(pinterest.parseResponse(response, events)).toEqual(events.map(() => ({ status: 'sent' })))
+      })
+
+      it('the fake takes a full batch of 1000 and refuses 1001 for the whole request', async () => {
+        expect((await send(pinterest.toRequest(batchOf(1000, new Date()), resolved))).status).toBe(200)
+        const events = batchOf(1001, new Date())
+        const tooMany = await send(pinterest.toRequest(events, resolved))
+        expect(tooMany.status).toBe(400)
+        const outcomes = pinterest.parseResponse(tooMany, events)
+        expect(outcomes.every((o) => o.status === 'rejected')).toBe(true)
+        expect(outcomes[0]).toMatchObject({ message: expect.stringContaining('at most 1000 events') })
+      })
+
+      it('sends the conversion token as a Bearer header on the pinned path; a wrong token is rejected with what to do', async () => {
+        const request = pinterest.toRequest([purchaseFixture()], resolved)
+        expect(request.headers.Authorization).toBe(`Bearer ${fake.accessToken}`)
+        expect(request.url).toBe(`${fake.url}/${PINTEREST_API_VERSION}/ad_accounts/${fake.adAccountId}/events`)
+        const events = fixtureEvents(new Date())
+        const response = await send(pinterest.toRequest(events, { ...resolved, accessToken: 'pina_revoked' }))
+        expect([response.status, JSON.parse(response.body)]).toEqual([401, { code: 2, message: 'Authentication failed.' }])
+        expect(pinterest.parseResponse(response, events)[0]).toMatchObject({ status: 'rejected', message: expect.stringMatching(/^Pinterest code 2 \(HTTP 401\): Authentication failed\. .*Generate new token/) })
+      })
+
+      it('an ad account the token cannot reach gets 403 → rejected, naming the roles to grant', async () => {
+        const response = await send(pinterest.toRequest([leadFixture(new Date())], { ...resolved, adAccountId: '111111111111' }))
+        expect(response.status).toBe(403)
+        expect(pinterest.parseResponse(response, [leadFixture()])[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining('Owner, Admin, Analyst, Audience or Campaign role') })
+      })
+
+      it('sends event_time in unix seconds, event_id = messageId, and the default event names', () => {
+        const event = purchaseFixture()
+        expect(one(event)).toMatchObject({ event_name: 'checkout', event_time: Math.floor(event.occurredAt.getTime() / 1000), event_id: 'msg-purchase-0001' })
+        expect(Number.isInteger(one(event).event_time)).toBe(true)
+        expect(mapped(fixtureEvents()).map((e) => e.event_name)).toEqual(['checkout', 'lead', 'signup'])
+        expect(one({ ...leadFixture(), standardEvent: 'Schedule' }).event_name).toBe('schedule')
+      })
+
+      it('maps the channel to action_source: web for online and BOPIS, offline for in-store and phone', () => {
+        const source = (channel: ConversionEvent['channel']) => one({ ...purchaseFixture(), channel }).action_source
+        expect([source('online'), source('bopis'), source('in_store'), source('phone')]).toEqual(['web', 'web', 'offline', 'offline'])
+      })
+
+      it('puts hashed identity under Pinterest\'s keys as arrays, and IP, browser and epik in plain', () => {
+        const event = { ...purchaseFixture(), clickIds: { epik: 'dj0yJnU9WEYtVVZpSEJQQ195RGRwWVh2Skg4Y1R2' } }
+        expect(one(event).user_data).toEqual({
+          em: [HASHED_PERSON.email], ph: [HASHED_PERSON.phoneDigits], fn: [HASHED_PERSON.firstName], ln: [HASHED_PERSON.lastName],
+          ct: [HASHED_PERSON.city], st: [HASHED_PERSON.state], zp: [HASHED_PERSON.zip], country: [HASHED_PERSON.country],
+          external_id: [HASHED_PERSON.externalId],
+          client_ip_address: event.ip, client_user_agent: event.userAgent, click_id: 'dj0yJnU9WEYtVVZpSEJQQ195RGRwWVh2Skg4Y1R2',
+        })
+      })
+
+      it('hashes phone as digits with country code and no + (Pinterest\'s vector 14255551234), email trimmed and lowercased', () => {
+        const identity = hashIdentity({ email: ' John@Contoso.com ', phone: '+1 (425) 555-1234' })
+        const userData = one({ ...leadFixture(), identity }).user_data
+        expect(userData.ph).toEqual(['f8a0621a89b87b16447d34d2169bdba8e3eaae523b45df87d86108ee65bd1d6f'])
+        expect(userData.em).toEqual(['ec81f3ac7b2b19675bab9d54cf416f9f18cff87c97da5cca82c0f0891bc40602'])
+      })
+
+      it('maps value (as a string), currency, order and items to custom_data', () => {
+        expect(one(purchaseFixture()).custom_data).toEqual({
+          currency: 'EUR', value: '129.85', order_id: 'A-1001', content_ids: ['SHIRT-RED-M', 'CAP-BLK'], num_items: 3,
+          contents: [
+            { id: 'SHIRT-RED-M', item_price: '39.95', quantity: 2, item_name: 'Red shirt', item_category: 'Shirts', item_brand: 'Acme' },
+            { id: 'CAP-BLK', item_price: '49.95', quantity: 1, item_name: 'Black cap' },
+          ],
+        })
+        const { currency: _currency, ...noCurrency } = purchaseFixture()
+        expect(one(noCurrency).custom_data).toMatchObject({ value: '129.85' })
+        expect(one(noCurrency).custom_data).not.toHaveProperty('currency')
+        expect(one(registrationFixture())).not.toHaveProperty('custom_data')
+      })
+
+      it('maps consent: adPersonalization denied → opt_out, adUserData denied → opt_out_type LDP; the fake processes both', async () => {
+        const denied = { ...leadFixture(new Date()), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
+        expect(one(denied)).toMatchObject({ opt_out: true, custom_data: { opt_out_type: 'LDP' } })
+        for (const state of ['granted', 'unknown'] as const) {
+          const event = one({ ...leadFixture(), consent: { adUserData: state, adPersonalization: state } })
+          expect(event.opt_out).toBe(false)
+          expect(event).not.toHaveProperty('custom_data')
+        }
+        expect((await send(pinterest.toRequest([denied], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ opt_out: true, custom_data: { opt_out_type: 'LDP' } })
+      })
+
+      it('appends ?test=true only in test mode; the fake answers as usual and records the batch as a test', async () => {
+        expect(pinterest.toRequest([leadFixture()], resolved).url).not.toContain('test=')
+        const testing = v.parse(pinterest.options, { ...options, testMode: true })
+        const request = pinterest.toRequest([leadFixture(new Date())], testing)
+        expect(request.url).toBe(`${fake.url}/${PINTEREST_API_VERSION}/ad_accounts/${fake.adAccountId}/events?test=true`)
+        const live = fake.events.length
+        expect((await send(request)).status).toBe(200)
+        expect(fake.batches.at(-1)).toMatchObject({ test: true })
+        expect(fake.events).toHaveLength(live)
+      })
+
+      it('lets a site override event names, or not send a standard event at all (skipped, and refused by toRequest)', () => {
+        const custom = v.parse(pinterest.options, { ...options, eventNames: { Lead: 'contact', Schedule: false } })
+        expect(one(leadFixture(), custom).event_name).toBe('contact')
+        expect(one(purchaseFixture(), custom).event_name).toBe('checkout')
+        const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
+        expect(pinterest.skipReason!(schedule, custom)).toBe('this site does not send Schedule to Pinterest (eventNames.Schedule is false)')
+        expect(pinterest.skipReason!(schedule, resolved)).toBeUndefined()
+        expect(() => pinterest.toRequest([schedule], custom)).toThrow(PinterestMappingError)
+      })
+
+      it('skips events with neither a hashed email nor the IP + user agent pair Pinterest requires', () => {
+        const bare: ConversionEvent = { ...registrationFixture(), identity: { phoneDigits: HASHED_PERSON.phoneDigits } }
+        expect(pinterest.skipReason!(bare, resolved)).toMatch(/^no hashed email and not both IP address and user agent/)
+        expect(pinterest.skipReason!({ ...bare, ip: '203.0.113.7' }, resolved)).toBeDefined()
+        expect(pinterest.skipReason!({ ...bare, ip: '203.0.113.7', userAgent: 'Mozilla/5.0' }, resolved)).toBeUndefined()
+        expect(pinterest.skipReason!(registrationFixture(), resolved)).toBeUndefined()
+      })
+
+      it('keeps an event Pinterest cannot match out of the request and rejects it alone; the rest are sent', async () => {
+        const nobody: ConversionEvent = { ...registrationFixture(new Date()), messageId: 'msg-nobody', identity: {} }
+        const events = [leadFixture(new Date()), nobody, purchaseFixture(new Date())]
+        const request = pinterest.toRequest(events, resolved)
+        expect(dataOf(JSON.parse(request.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
+        const outcomes = pinterest.parseResponse(await send(request), events)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
+        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('not sent to Pinterest') })
+      })
+
+      it('leaves out identity values that are not SHA-256 digests instead of sending them', () => {
+        const leaky = { ...leadFixture(), ip: '203.0.113.7', userAgent: 'Mozilla/5.0', identity: { email: 'john@contoso.com', phoneDigits: HASHED_PERSON.phoneDigits.toUpperCase() } }
+        expect(one(leaky).user_data).toEqual({ client_ip_address: '203.0.113.7', client_user_agent: 'Mozilla/5.0' })
+      })
+
+      it('one event older than 7 days fails alone: 422 with per-event results → rejected quoting Pinterest, the others sent', async () => {
+        const now = new Date()
+        const old = { ...leadFixture(now), messageId: 'msg-old', occurredAt: new Date(now.getTime() - 8 * 86_400_000) }
+        const events = [purchaseFixture(now), old, registrationFixture(now)]
+        const response = await send(pinterest.toRequest(events, resolved))
+        expect(response.status).toBe(422)
+        expect(JSON.parse(response.body)).toMatchObject({ code: 953, details: { num_events_received: 3, num_events_processed: 2 } })
+        const outcomes = pinterest.parseResponse(response, events)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
+        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('Given timestamp is in the past') })
+        expect(fake.events.slice(-2).map((e) => e.event_id)).toEqual(['msg-purchase-0001', 'msg-signup-0001'])
+      })
+
+      it('the fake refuses milliseconds in event_time and unhashed emails per event', async () => {
+        const event = one(leadFixture(new Date()))
+        const cases = [
+          [{ ...event, event_time: event.event_time * 1000 }, 'Given timestamp is in the future'],
+          [{ ...event, user_data: { em: ['john@contoso.com'] } }, 'Invalid user_data.em parameter'],
+        ] as const
+        for (const [bad, text] of cases) {
+          const response = await send({ ...pinterest.toRequest([], resolved), body: JSON.stringify({ data: [bad] }) })
+          expect(response.status).toBe(422)
+          expect(pinterest.parseResponse(response, [leadFixture()])[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining(text) })
+        }
+      })
+    })
+
+    describe('pinterest: reading answers', () => {
+      const events = [leadFixture(), registrationFixture()]
+      const outcomes = (reply: Parameters<typeof toResponse>[0]) => pinterest.parseResponse(toResponse(reply), events)
+
+      it('reads per-event failures in a 200 too, in order, with Pinterest\'s error message', () => {
+        const body = { num_events_received: 2, num_events_processed: 1, events: [failed('Invalid event_name parameter: buy'), processed] }
+        expect(outcomes({ status: 200, body })).toEqual([{ status: 'rejected', message: 'Pinterest did not process the event: Invalid event_name parameter: buy' }, { status: 'sent' }])
+      })
+
+      it('a 200 without per-event results, or not JSON, counts as sent; a 422 without details rejects every event', () => {
+        expect(outcomes({ status: 200, body: { num_events_received: 2, num_events_processed: 2 } })).toEqual([{ status: 'sent' }, { status: 'sent' }])
+        expect(outcomes({ status: 200, body: 'OK' })).toEqual([{ status: 'sent' }, { status: 'sent' }])
+        expect(outcomes({ status: 422, body: { code: 953, message: 'The action could not be processed properly due to some or all data provided being invalid.' } })[1])
+          .toMatchObject({ status: 'rejected', message: expect.stringContaining('Pinterest code 953 (HTTP 422)') })
+      })
+
+      it('classifies whole-request answers: 429 and 5xx retry, 400 and 501 reject, Retry-After as seconds or a date', () => {
+        expect(outcomes(pinterestErrors.rateLimited())[0]).toEqual({ status: 'retry', message: 'Pinterest code 8 (HTTP 429): You have exceeded your rate limit. Try again later.' })
+        expect(outcomes({ ...pinterestErrors.rampedDown(), headers: { 'Retry-After': 'Sat, 21 Nov 2026 07:01:30 GMT', 'Date': 'Sat, 21 Nov 2026 07:00:00 GMT' } })[0]).toMatchObject({ status: 'retry', retryAfterMs: 90_000 })
+        expect(outcomes(pinterestErrors.invalidRequest('"data" must be a non-empty array of events.'))[0]).toEqual({ status: 'rejected', message: 'Pinterest code 4196 (HTTP 400): The request was invalid. "data" must be a non-empty array of events.' })
+        expect(outcomes({ status: 501, body: '' })[0]).toMatchObject({ status: 'rejected', message: 'Pinterest answered HTTP 501 with an empty body' })
+        expect(outcomes({ status: 500, body: '<html><h1>Internal Server Error</h1></html>' })[0]).toMatchObject({ status: 'retry', message: 'Pinterest answered HTTP 500: Internal Server Error' })
+      })
+    })
+  },
+})

@@ -1,0 +1,228 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import tiktok from '../../adapters/ads/tiktok/index.ts'
+import { TikTokMappingError, type TikTokOptions } from '../../adapters/ads/tiktok/map.ts'
+import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
+import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import { hashIdentity } from '../../core/identity/hash.ts'
+import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { startFakeTikTok, tiktokEnvelope, tiktokErrors } from '../fakes/tiktok.ts'
+
+const fake = await startFakeTikTok()
+afterAll(() => fake.close())
+
+const resolved: TikTokOptions = v.parse(tiktok.options, { pixelCode: fake.pixelCode, accessToken: fake.accessToken, baseUrl: fake.url })
+const withOptions = (input: Record<string, unknown>) => v.parse(tiktok.options, { pixelCode: fake.pixelCode, accessToken: fake.accessToken, baseUrl: fake.url, ...input })
+
+interface WebEvent { event: string, event_time: number, event_id: string, [key: string]: unknown }
+interface TrackBody { event_source: string, event_source_id: string, test_event_code?: string, data: WebEvent[] }
+const dataOf = (body: unknown) => (body as TrackBody).data
+const mapped = (events: ConversionEvent[], opts: TikTokOptions = resolved) => JSON.parse(tiktok.toRequest(events, opts).body) as TrackBody
+const one = (event: ConversionEvent, opts?: TikTokOptions) => mapped([event], opts).data[0]!
+
+async function send(request: PlatformRequest): Promise<PlatformResponse> {
+  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
+  return { status: response.status, headers: response.headers, body: await response.text() }
+}
+
+testAdPlatform<TikTokOptions>({
+  adapter: tiktok,
+  folder: 'tiktok',
+  options: resolved,
+  invalidOptions: [
+    { accessToken: 'token' },
+    { pixelCode: 'CFAKEPIXEL0123456789' },
+    { pixelCode: '7212345678901234567', accessToken: 'token' },
+    { pixelCode: 'C-FAKE PIXEL', accessToken: 'token' },
+    { pixelCode: 'CFAKEPIXEL0123456789', accessToken: '  ' },
+    { pixelCode: 'CFAKEPIXEL0123456789', accessToken: 'token', baseUrl: 'business-api.tiktok.com' },
+    { pixelCode: 'CFAKEPIXEL0123456789', accessToken: 'token', testEventcode: 'TEST123' },
+    { pixelCode: 'CFAKEPIXEL0123456789', accessToken: 'token', events: { Purchase: '' } },
+    { pixelCode: 'CFAKEPIXEL0123456789', accessToken: 'token', events: { Checkout: 'InitiateCheckout' } },
+  ],
+  replies: {
+    success: () => tiktokEnvelope(0, 'OK'),
+    auth: { ...tiktokErrors.invalidToken(), platformMessage: 'Access token is incorrect or has been revoked.' },
+    rateLimit: { ...tiktokErrors.throttled(), platformMessage: 'Too many requests. Please retry in some time.' },
+    serverError: { ...tiktokErrors.systemError(), platformMessage: 'System error, please try again later.' },
+  },
+  countEvents: (body) => dataOf(body).length,
+  // TikTok deduplicates on event_source_id + event + event_id (48 h, against the pixel too).
+  dedupKeyIn: (body, event) => dataOf(body).some((e) => e.event_id === event.messageId && e.event === event.standardEvent),
+  additionalTests: () => {
+    describe('tiktok: what reaches Events API 2.0', () => {
+      it('the fake accepts the whole mapped request, records it, and the answer parses as sent', async () => {
+        const events = fixtureEvents(new Date())
+        const response = await send(tiktok.toRequest(events, resolved))
+        expect([response.status, JSON.parse(response.body)]).toMatchObject([200, { code: 0, message: 'OK' }])
+        expect(fake.events.slice(-3).map((e) => e.event_id)).toEqual(events.map((e) => e.messageId))
+        expect(tiktok.parseResponse(response, events)).toEqual(events.map(() => ({ status: 'sent' })))
+      })
+
+      it('the fake takes a full batch of 1000 and refuses 1001 with code 40002, which rejects every event', async () => {
+        expect(JSON.parse((await send(tiktok.toRequest(batchOf(1000, new Date()), resolved))).body)).toMatchObject({ code: 0 })
+        const events = batchOf(1001, new Date())
+        const tooMany = await send(tiktok.toRequest(events, resolved))
+        expect([tooMany.status, JSON.parse(tooMany.body)]).toMatchObject([200, { code: 40002 }])
+        expect(new Set(tiktok.parseResponse(tooMany, events).map((o) => o.status))).toEqual(new Set(['rejected']))
+      })
+
+      it('sends the token in Access-Token, never in the URL or as a Bearer; a wrong token answers 200 code 40105 → rejected', async () => {
+        const request = tiktok.toRequest([purchaseFixture()], resolved)
+        expect(request.url).toBe(`${fake.url}/open_api/${TIKTOK_API_VERSION}/event/track/`)
+        expect(request.headers).toEqual({ 'Content-Type': 'application/json', 'Access-Token': fake.accessToken })
+        const events = fixtureEvents(new Date())
+        const response = await send(tiktok.toRequest(events, { ...resolved, accessToken: 'wrong-token' }))
+        expect([response.status, JSON.parse(response.body)]).toMatchObject([200, { code: 40105 }])
+        const [outcome] = tiktok.parseResponse(response, events)
+        expect(outcome).toMatchObject({ status: 'rejected', message: expect.stringMatching(/^TikTok code 40105 \(HTTP 200\): Access token is incorrect or has been revoked\. \[request_id \w+\]/) })
+        expect(outcome).toMatchObject({ message: expect.stringContaining('Generate Access Token') })
+      })
+
+      it('a token for another pixel gets code 40001, rejected with what to check', async () => {
+        const response = await send(tiktok.toRequest([leadFixture(new Date())], { ...resolved, pixelCode: 'COTHERPIXEL000000000' }))
+        expect(JSON.parse(response.body)).toMatchObject({ code: 40001 })
+        expect(tiktok.parseResponse(response, [leadFixture()])[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining('check pixelCode') })
+      })
+
+      it('sends a web event for the pixel: event_time in unix seconds, event_id = messageId', () => {
+        const event = purchaseFixture()
+        const body = mapped([event])
+        expect(body).toMatchObject({ event_source: 'web', event_source_id: fake.pixelCode })
+        expect(body.data[0]).toMatchObject({ event: 'Purchase', event_time: Math.floor(event.occurredAt.getTime() / 1000), event_id: event.messageId })
+        expect(Number.isInteger(body.data[0]!.event_time)).toBe(true)
+      })
+
+      it('puts ttclid, hashed email, phone (E.164 with +) and external id, IP and user agent under user', () => {
+        const event = { ...purchaseFixture(), clickIds: { ttclid: 'E.C.P.CqgBq3xWm2ZaYl0' } }
+        expect(one(event).user).toEqual({
+          ttclid: 'E.C.P.CqgBq3xWm2ZaYl0', email: HASHED_PERSON.email, phone: HASHED_PERSON.phoneE164, external_id: HASHED_PERSON.externalId,
+          ip: event.ip, user_agent: event.userAgent,
+        })
+        // No names, city, state, zip or country: Events API 2.0's user object has no such keys.
+        expect(JSON.stringify(one(event))).not.toContain(HASHED_PERSON.firstName)
+      })
+
+      it('follows TikTok\'s own hashing examples end to end (core/identity → user)', () => {
+        const identity = hashIdentity({ email: ' ALICE_abc@gmail.com ', phone: '+1 (213) 373-4253', external_id: 'user_123' })
+        expect(one({ ...registrationFixture(), identity }).user).toEqual({
+          email: '848a771458438fc2ec420560d769fb9b9b86851ee338ec56517baabd79d3bb4f',
+          phone: '9f7ec22d72092cd3c0b58726ed9c2d91b92e51a3f29837508fb2948bb22dd2fd',
+          external_id: '80fba0ae1c48e3978e43e4efc365e14e12ea0c830ba8ba5b9a2dafc7e3f2ab8b',
+        })
+      })
+
+      it('leaves out identity values that are not SHA-256 digests instead of sending them', () => {
+        const leaky = { ...leadFixture(), identity: { email: 'marguerite.okonkwo@gmail.com', phoneE164: HASHED_PERSON.phoneE164.toUpperCase(), externalId: HASHED_PERSON.externalId } }
+        expect(one(leaky).user).toEqual({ external_id: HASHED_PERSON.externalId })
+      })
+
+      it('maps value, currency, order, items and page to properties and page', () => {
+        expect(one(purchaseFixture())).toMatchObject({
+          properties: {
+            value: 129.85, currency: 'EUR', order_id: 'A-1001', content_type: 'product', num_items: 3,
+            contents: [
+              { content_id: 'SHIRT-RED-M', content_name: 'Red shirt', content_category: 'Shirts', brand: 'Acme', quantity: 2, price: 39.95 },
+              { content_id: 'CAP-BLK', content_name: 'Black cap', quantity: 1, price: 49.95 },
+            ],
+          },
+          page: { url: 'https://shop.example.com/checkout/thank-you' },
+        })
+        const { currency: _currency, ...noCurrency } = purchaseFixture()
+        expect(one(noCurrency).properties).not.toHaveProperty('value')
+        expect(one({ ...purchaseFixture(), currency: 'XAF' }).properties).not.toHaveProperty('currency')
+        expect(one(registrationFixture())).not.toHaveProperty('properties')
+      })
+
+      it('maps adUserData denied to limited_data_use: true; granted and unknown add nothing', async () => {
+        const denied = { ...leadFixture(new Date()), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
+        expect(one(denied)).toMatchObject({ limited_data_use: true })
+        for (const state of ['granted', 'unknown'] as const) {
+          expect(one({ ...leadFixture(), consent: { adUserData: state, adPersonalization: state } })).not.toHaveProperty('limited_data_use')
+        }
+        expect(JSON.parse((await send(tiktok.toRequest([denied], resolved))).body)).toMatchObject({ code: 0 })
+        expect(fake.events.at(-1)).toMatchObject({ limited_data_use: true })
+      })
+
+      it('adds test_event_code at the top level only when configured; the fake files those events under it', async () => {
+        expect(mapped([leadFixture()])).not.toHaveProperty('test_event_code')
+        const testing = withOptions({ testEventCode: 'TEST40211' })
+        expect(mapped([leadFixture()], testing).test_event_code).toBe('TEST40211')
+        expect(JSON.parse((await send(tiktok.toRequest([leadFixture(new Date())], testing))).body)).toMatchObject({ code: 0 })
+        expect(fake.batches.at(-1)).toMatchObject({ testEventCode: 'TEST40211' })
+      })
+
+      it('maps the four standard events to TikTok names with per-site overrides (the legacy CompletePayment)', async () => {
+        expect(resolved.events).toEqual({ Purchase: 'Purchase', Lead: 'Lead', CompleteRegistration: 'CompleteRegistration', Schedule: 'Schedule' })
+        const legacy = withOptions({ events: { Purchase: 'CompletePayment', Lead: ' SubmitForm ' } })
+        expect(legacy.events).toEqual({ Purchase: 'CompletePayment', Lead: 'SubmitForm', CompleteRegistration: 'CompleteRegistration', Schedule: 'Schedule' })
+        expect(mapped(fixtureEvents(), legacy).data.map((e) => e.event)).toEqual(['CompletePayment', 'SubmitForm', 'CompleteRegistration'])
+        expect(JSON.parse((await send(tiktok.toRequest([purchaseFixture(new Date())], legacy))).body)).toMatchObject({ code: 0 })
+        expect(fake.events.at(-1)).toMatchObject({ event: 'CompletePayment', event_id: 'msg-purchase-0001' })
+      })
+
+      it('skips an event turned off with null, and one with nothing for TikTok to match; toRequest refuses the former', () => {
+        const noSchedule = withOptions({ events: { Schedule: null } })
+        const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
+        expect(tiktok.skipReason!(schedule, noSchedule)).toContain('events.Schedule is null')
+        expect(tiktok.skipReason!(schedule, resolved)).toBeUndefined()
+        expect(() => tiktok.toRequest([schedule], noSchedule)).toThrow(TikTokMappingError)
+        const nobody: ConversionEvent = { ...registrationFixture(), identity: {}, clickIds: { gclid: 'Cj0K' } }
+        expect(tiktok.skipReason!(nobody, resolved)).toMatch(/^no ttclid, hashed email, phone or external id, IP address or user agent/)
+        expect(tiktok.skipReason!({ ...nobody, clickIds: { ttclid: 'E.C.P.x' } }, resolved)).toBeUndefined()
+        for (const event of fixtureEvents()) expect(tiktok.skipReason!(event, resolved)).toBeUndefined()
+      })
+
+      it('the fake refuses raw personal data, milliseconds and events older than 7 days with code 40002', async () => {
+        const good = one(leadFixture(new Date()))
+        const cases = [
+          [{ ...good, user: { email: 'marguerite.okonkwo@gmail.com' } }, 'user.email: must be hashed'],
+          [{ ...good, event_time: good.event_time * 1000 }, 'in the future'],
+          [{ ...good, event_time: good.event_time - 8 * 86_400 }, 'more than 7 days old'],
+          [{ ...good, event_id: 12345 }, 'Invalid value for event_id: not a valid string.'],
+        ] as const
+        for (const [event, words] of cases) {
+          const response = await send({ ...tiktok.toRequest([], resolved), body: JSON.stringify({ ...mapped([]), data: [event] }) })
+          expect(JSON.parse(response.body)).toMatchObject({ code: 40002, message: expect.stringContaining(words) })
+          expect(tiktok.parseResponse(response, [leadFixture()])[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining(words) })
+        }
+      })
+    })
+
+    describe('tiktok: reading TikTok answers', () => {
+      const events = [leadFixture()]
+      const outcome = (reply: Parameters<typeof toResponse>[0]) => tiktok.parseResponse(toResponse(reply), events)[0]
+
+      it('classifies by the body\'s code under HTTP 200: throttling and system errors retry, token and parameter errors reject', () => {
+        expect(outcome(tiktokErrors.throttled())).toMatchObject({ status: 'retry', message: expect.stringContaining('TikTok code 40100') })
+        expect(outcome(tiktokErrors.systemError(50002))).toMatchObject({ status: 'retry' })
+        expect(outcome(tiktokErrors.systemError(51021))).toMatchObject({ status: 'retry' })
+        expect(outcome(tiktokErrors.missingToken())).toMatchObject({ status: 'rejected', message: expect.stringContaining('update accessToken') })
+        expect(outcome(tiktokEnvelope(40102, 'Access token has expired.'))).toMatchObject({ status: 'rejected', message: expect.stringContaining('Generate Access Token') })
+        expect(outcome(tiktokErrors.invalidParameter('Invalid value for event_id: not a valid string.')))
+          .toEqual({ status: 'rejected', message: expect.stringMatching(/^TikTok code 40002 \(HTTP 200\): Invalid value for event_id: not a valid string\. \[request_id \w+\]$/) })
+      })
+
+      it('counts partial success (20001) as sent, and retries a 2xx without TikTok\'s envelope', () => {
+        expect(outcome(tiktokEnvelope(20001, 'Partial success'))).toEqual({ status: 'sent' })
+        expect(outcome({ status: 200, body: '<html>OK</html>' })).toMatchObject({ status: 'retry', message: expect.stringContaining('without its {code, message} body') })
+        expect(outcome({ status: 200, body: { data: {} } })).toMatchObject({ status: 'retry' })
+      })
+
+      it('classifies bare HTTP answers and envelopes under an error status by both', () => {
+        expect(outcome({ status: 502, body: '' })).toMatchObject({ status: 'retry', message: 'TikTok answered HTTP 502 with an empty body' })
+        expect(outcome({ status: 500, body: { code: 50000, message: 'Internal error' } })).toMatchObject({ status: 'retry' })
+        expect(outcome({ status: 501, body: 'Not Implemented' })).toMatchObject({ status: 'rejected' })
+        expect(outcome({ status: 429, body: { code: 40100, message: 'Too many requests' } })).toMatchObject({ status: 'retry' })
+      })
+
+      it('waits as long as Retry-After says, in seconds or as a date', () => {
+        expect(outcome({ ...tiktokErrors.throttled(), headers: { 'Retry-After': '30' } })).toMatchObject({ retryAfterMs: 30_000 })
+        const headers = { 'Retry-After': 'Mon, 02 Mar 2026 10:01:30 GMT', 'Date': 'Mon, 02 Mar 2026 10:00:00 GMT' }
+        expect(outcome({ ...tiktokErrors.systemError(), headers })).toMatchObject({ status: 'retry', retryAfterMs: 90_000 })
+        expect(outcome(tiktokErrors.throttled())).not.toHaveProperty('retryAfterMs')
+      })
+    })
+  },
+})

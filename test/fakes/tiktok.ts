@@ -1,0 +1,177 @@
+/**
+ * A fake TikTok API for Business serving Events API 2.0: POST /open_api/{version}/event/track/. It checks what the
+ * real endpoint checks (research: ad-platforms-meta-google-tiktok-linkedin.md §3.12, TikTok's Events API 2.0
+ * parameter reference) and answers like TikTok: HTTP 200 with the `{ code, message, request_id, data }` envelope,
+ * `code` 0 on success and a non-zero code on failure. Queue tiktokErrors.* replies to inject other answers.
+ *
+ * Codes are TikTok's (40001 permission, 40002 parameters, 40100 throttling, 40104/40105 token, 5xxxx system);
+ * the `message` texts other than research §3.9's event_id example are modelled on TikTok's wording.
+ */
+import { isTikTokCurrency } from '../../adapters/ads/tiktok/currencies.ts'
+import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
+import { startFakeServer, type FakeReply, type FakeServer } from './server.ts'
+
+export interface TikTokBatch {
+  pixelCode: string
+  testEventCode?: string
+  data: Record<string, unknown>[]
+}
+
+export interface FakeTikTok extends FakeServer {
+  pixelCode: string
+  accessToken: string
+  /** Every request TikTok accepted, in order. */
+  batches: TikTokBatch[]
+  /** Every accepted event, in order, across batches. */
+  readonly events: Record<string, unknown>[]
+}
+
+export interface FakeTikTokOptions {
+  pixelCode?: string
+  accessToken?: string
+  version?: string
+  /** The fake's clock, in ms, for the event-time checks. */
+  now?: () => number
+}
+
+const EVENT_SOURCES = new Set(['web', 'app', 'offline', 'crm'])
+const HASHED_USER_KEYS = ['email', 'phone', 'external_id']
+const PLAIN_USER_KEYS = ['ttclid', 'ttp', 'ip', 'user_agent', 'locale']
+const SHA256_HEX = /^[0-9a-f]{64}$/
+const DAY_S = 86_400
+/** How far in the future event_time may be (clock skew). */
+const FUTURE_SKEW_S = 10 * 60
+/** The window the fake enforces, matching the adapter's declared maxEventAgeDays. */
+const MAX_AGE_DAYS = 7
+
+let requests = 0
+const requestId = () => `2026030210000${String(++requests).padStart(5, '0')}0EF6F5D96D179820`
+
+/** TikTok's envelope, as the API sends it (HTTP 200 unless given). */
+export function tiktokEnvelope(code: number, message: string, status = 200): FakeReply {
+  return { status, body: { code, message, request_id: requestId(), data: {} } }
+}
+
+/** TikTok's answers for failures, to queue or to build contract replies from. */
+export const tiktokErrors = {
+  invalidToken: () => tiktokEnvelope(40105, 'Access token is incorrect or has been revoked.'),
+  missingToken: () => tiktokEnvelope(40104, 'Access token is empty.'),
+  throttled: () => tiktokEnvelope(40100, 'Too many requests. Please retry in some time.'),
+  systemError: (code = 50000) => tiktokEnvelope(code, 'System error, please try again later.'),
+  noPermission: (pixelCode: string) => tiktokEnvelope(40001, `No permission to operate pixel code: ${pixelCode}.`),
+  invalidParameter: (message: string) => tiktokEnvelope(40002, message),
+}
+
+export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<FakeTikTok> {
+  const pixelCode = options.pixelCode ?? 'CFAKEPIXEL0123456789'
+  const accessToken = options.accessToken ?? 'fake0events0api0token0123456789abcdef0123'
+  const version = options.version ?? TIKTOK_API_VERSION
+  const now = options.now ?? Date.now
+  const batches: TikTokBatch[] = []
+
+  const server = await startFakeServer((request) => {
+    const path = new URL(request.path, 'http://fake.invalid').pathname
+    const route = /^\/open_api\/(v\d+\.\d+)\/event\/track\/?$/.exec(path)
+    if (!route || route[1] !== version || request.method !== 'POST') {
+      return { status: 404, body: '404 page not found', headers: { 'content-type': 'text/plain; charset=utf-8' } }
+    }
+    const token = request.headers['access-token']
+    if (!token) return tiktokErrors.missingToken()
+    if (token !== accessToken) return tiktokErrors.invalidToken()
+    const body = parseJson(request.body)
+    if (!isObject(body)) return tiktokErrors.invalidParameter('The request body must be a JSON object.')
+    if (body.event_source_id !== undefined && body.event_source_id !== pixelCode) return tiktokErrors.noPermission(String(body.event_source_id))
+    const problem = checkBody(body, now() / 1000)
+    if (problem) return tiktokErrors.invalidParameter(problem)
+    const testEventCode = body.test_event_code as string | undefined
+    batches.push({ pixelCode, ...(testEventCode ? { testEventCode } : {}), data: body.data as Record<string, unknown>[] })
+    return { status: 200, body: { code: 0, message: 'OK', request_id: requestId(), data: {} } }
+  })
+  return {
+    ...server,
+    pixelCode,
+    accessToken,
+    batches,
+    get events() {
+      return batches.flatMap((batch) => batch.data)
+    },
+  }
+}
+
+// --- internal ---
+
+function checkBody(body: Record<string, unknown>, nowS: number): string | undefined {
+  if (typeof body.event_source !== 'string' || !EVENT_SOURCES.has(body.event_source)) return 'Invalid value for event_source: must be one of web, app, offline, crm.'
+  if (typeof body.event_source_id !== 'string' || !body.event_source_id) return 'event_source_id is required.'
+  if (body.test_event_code !== undefined && typeof body.test_event_code !== 'string') return 'Invalid value for test_event_code: not a valid string.'
+  const data = body.data
+  if (!Array.isArray(data) || data.length === 0) return 'data is required and must be a non-empty array.'
+  if (data.length > 1000) return `Too many events in data: at most 1000 per request, got ${data.length}.`
+  for (const [index, event] of data.entries()) {
+    const problem = checkEvent(event, nowS)
+    if (problem) return `data[${index}]: ${problem}`
+  }
+  return undefined
+}
+
+function checkEvent(event: unknown, nowS: number): string | undefined {
+  if (!isObject(event)) return 'each event must be an object.'
+  if (typeof event.event !== 'string' || !event.event) return 'event is required.'
+  const time = event.event_time
+  if (typeof time !== 'number' || !Number.isInteger(time)) return 'Invalid value for event_time: must be a unix timestamp in seconds.'
+  if (time > nowS + FUTURE_SKEW_S) return 'Invalid value for event_time: the time is in the future (send seconds, not milliseconds).'
+  if (time < nowS - MAX_AGE_DAYS * DAY_S) return `Invalid value for event_time: the event is more than ${MAX_AGE_DAYS} days old.`
+  if (event.event_id !== undefined && typeof event.event_id !== 'string') return 'Invalid value for event_id: not a valid string.'
+  if (event.limited_data_use !== undefined && typeof event.limited_data_use !== 'boolean') return 'Invalid value for limited_data_use: must be a boolean.'
+  if (event.page !== undefined && (!isObject(event.page) || (event.page.url !== undefined && typeof event.page.url !== 'string'))) return 'Invalid value for page.url: not a valid string.'
+  return checkUser(event.user) ?? checkProperties(event.properties)
+}
+
+function checkUser(user: unknown): string | undefined {
+  if (user === undefined) return undefined
+  if (!isObject(user)) return 'user must be an object.'
+  for (const key of HASHED_USER_KEYS) {
+    const value = user[key]
+    if (value === undefined) continue
+    const values = Array.isArray(value) ? value : [value]
+    if (values.length === 0 || !values.every((item) => typeof item === 'string' && SHA256_HEX.test(item))) {
+      return `Invalid value for user.${key}: must be hashed with SHA-256 (64 lowercase hex characters).`
+    }
+  }
+  for (const key of PLAIN_USER_KEYS) {
+    if (user[key] !== undefined && typeof user[key] !== 'string') return `Invalid value for user.${key}: not a valid string.`
+  }
+  return undefined
+}
+
+function checkProperties(properties: unknown): string | undefined {
+  if (properties === undefined) return undefined
+  if (!isObject(properties)) return 'properties must be an object.'
+  if (properties.value !== undefined) {
+    if (typeof properties.value !== 'number') return 'Invalid value for properties.value: must be a number.'
+    if (typeof properties.currency !== 'string' || !isTikTokCurrency(properties.currency)) return 'Invalid value for properties.currency: must be a supported ISO 4217 code when value is set.'
+  }
+  if (properties.content_type !== undefined && !['product', 'product_group'].includes(String(properties.content_type))) return 'Invalid value for properties.content_type: must be product or product_group.'
+  if (properties.contents !== undefined) {
+    if (!Array.isArray(properties.contents)) return 'properties.contents must be an array.'
+    for (const content of properties.contents) {
+      if (!isObject(content) || typeof content.content_id !== 'string') return 'Invalid value for properties.contents[].content_id: not a valid string.'
+      if (content.price !== undefined && typeof content.price !== 'number') return 'Invalid value for properties.contents[].price: must be a number.'
+      if (content.quantity !== undefined && !Number.isInteger(content.quantity)) return 'Invalid value for properties.contents[].quantity: must be an integer.'
+    }
+  }
+  return undefined
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  }
+  catch {
+    return undefined
+  }
+}
