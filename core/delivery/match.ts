@@ -12,19 +12,35 @@ export interface VisitMatch {
   isBot: boolean
 }
 
+/** What intake learns in its one read before writing: is the messageId already stored, and who is this. */
+export interface IntakeLookup {
+  duplicate: boolean
+  match: VisitMatch
+}
+
 /**
- * Finds the earlier visits of this person on this site, by dc_session_id or by the hash of the
- * normalised email, and gathers the click ids they carried. Newest visits first; at most 50 are read.
+ * One round trip for both reads intake makes before its write: whether the site already stored this messageId
+ * (a repeat is answered before any hook runs), and the earlier visits of this person, by dc_session_id or by the
+ * hash of the normalised email, with the click ids they carried. Newest visits first; at most 50 are read.
  */
-export async function matchVisits(orm: MikroORM, siteId: string, by: { sessionId?: string, emailHash?: string }): Promise<VisitMatch> {
-  const none: VisitMatch = { matched: 0, clickIds: {}, consent: 'unknown', isBot: false }
-  if (!by.sessionId && !by.emailHash) return none
-  const rows = await orm.em.getConnection().execute<{ click_ids: Record<string, string>, consent: string, is_bot: boolean }[]>(
-    `select click_ids, consent, is_bot from visits where site_id = ? and (session_id = ? or email_hash = ?)
-     order by started_at desc, id desc limit 50`,
-    [siteId, by.sessionId ?? null, by.emailHash ?? null],
+export async function lookUpIntake(
+  orm: MikroORM, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
+): Promise<IntakeLookup> {
+  const searchVisits = Boolean(by.sessionId || by.emailHash)
+  const [row] = await orm.em.getConnection().execute<{ duplicate: boolean, visits: VisitRow[] | null }[]>(
+    `select exists (select 1 from conversions where site_id = ? and message_id = ?) as duplicate,
+       case when ? then (select json_agg(v) from (
+         select click_ids, consent, is_bot from visits where site_id = ? and (session_id = ? or email_hash = ?)
+         order by started_at desc, id desc limit 50) v) end as visits`,
+    [siteId, messageId, searchVisits, siteId, by.sessionId ?? null, by.emailHash ?? null],
   )
-  if (rows.length === 0) return none
+  return { duplicate: row?.duplicate === true, match: toMatch(row?.visits ?? []) }
+}
+
+interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean }
+
+function toMatch(rows: readonly VisitRow[]): VisitMatch {
+  if (rows.length === 0) return { matched: 0, clickIds: {}, consent: 'unknown', isBot: false }
   const clickIds: ClickIds = {}
   for (const row of [...rows].reverse()) {
     for (const name of CLICK_ID_NAMES) if (row.click_ids[name]) clickIds[name] = row.click_ids[name]

@@ -86,22 +86,31 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   /**
    * One statement for every row of an attempt: their new states, and the clearing of IP and user agent on
    * conversions none of whose deliveries may be attempted again.
+   * - It commits without waiting for the WAL flush (`synchronous_commit` off for this transaction only). Losing it
+   *   in a database crash leaves the rows claimed; when the lease runs out they are attempted again, and every
+   *   platform drops the repeat by its event id. The conversion's own insert stays a synchronous commit: that is
+   *   what "accepted, never lost" rests on. Measured: about a quarter more conversions/s on PostgreSQL.
+   * - The id arrays (`= any(...)`) give the planner the real row count, where json_to_recordset's guess of 100 made
+   *   it hash-join a sequential scan of deliveries (cost growing with the table).
+   * - "Not ended" is written `not in (ended states)` so the planner does not walk the (status, next_attempt_at)
+   *   index and its dead entries.
    */
   const record = (updates: readonly RowUpdate[]) => sql(
-    `with v as (
-       select * from json_to_recordset(?::json) as x(id uuid, conversion_id uuid, status text, attempts int, http_status int,
-         error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz)
+    `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
+     v as (
+       select x.* from async_commit, json_to_recordset(?::json) as x(id uuid, conversion_id uuid, status text, attempts int,
+         http_status int, error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz)
      ), u as (
        update deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status, error = v.error,
          last_duration_ms = v.duration_ms, locked_until = null, next_attempt_at = coalesce(v.next_attempt_at, now()),
          sent_at = v.sent_at, updated_at = now()
-       from v where d.id = v.id returning d.id
+       from v where d.id = any(?::uuid[]) and d.id = v.id returning d.id
      )
      update conversions c set ip = null, user_agent = null
-     where c.id in (select conversion_id from v) and (c.ip is not null or c.user_agent is not null)
+     where c.id = any(?::uuid[]) and (c.ip is not null or c.user_agent is not null)
        and not exists (select 1 from v where v.conversion_id = c.id and v.status = 'retrying')
-       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status in ('pending', 'retrying') and o.id not in (select id from v))`,
-    [JSON.stringify(updates)],
+       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped') and o.id not in (select id from v))`,
+    [JSON.stringify(updates), pgArray(updates.map((u) => u.id)), pgArray([...new Set(updates.map((u) => u.conversion_id))])],
   )
 
   const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent): Promise<AttemptResult[]> => {
@@ -164,4 +173,9 @@ function toEvent(row: ConversionRow): ConversionEvent {
     consent: { adUserData: consent, adPersonalization: consent },
     confirmation: row.confirmation as ConversionEvent['confirmation'],
   }
+}
+
+/** A Postgres array literal of uuids (hex and dashes only, so nothing needs quoting). */
+function pgArray(uuids: readonly string[]): string {
+  return `{${uuids.join(',')}}`
 }

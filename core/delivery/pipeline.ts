@@ -6,7 +6,7 @@ import { hashIdentity } from '../identity/hash.ts'
 import { normalizeCountry } from '../identity/normalize.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
-import { matchVisits, CLICK_ID_NAMES } from './match.ts'
+import { lookUpIntake, CLICK_ID_NAMES } from './match.ts'
 import { resolveEvent } from './mapping.ts'
 import type { AttemptResult, ClaimedDelivery, Outbox } from './outbox.ts'
 import type { ClickIds, Confirmation, ConversionInput, StandardEvent } from './types.ts'
@@ -60,11 +60,11 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
-      // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
-      if (await alreadyStored(orm, site.id, messageId)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
-      const match = await matchVisits(orm, site.id, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      const { duplicate, match } = await lookUpIntake(orm, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
+      if (duplicate) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
       const given = givenClickIds(ids)
       const clickIds: ClickIds = { ...match.clickIds, ...given }
       const enriched = CLICK_ID_NAMES.filter((name) => match.clickIds[name] && !given[name])
@@ -131,12 +131,6 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   }
 }
 
-async function alreadyStored(orm: MikroORM, siteId: string, messageId: string): Promise<boolean> {
-  const rows = await orm.em.getConnection().execute('select 1 from conversions where site_id = ? and message_id = ?', [siteId, messageId])
-  return rows.length > 0
-}
-
-/** The buyer's country as a two-letter code, when the traits name one (kept plain: the export reports it). */
 function countryOf(input: ConversionInput): string | null {
   return normalizeCountry(input.traits?.country)?.toUpperCase() ?? null
 }

@@ -3,7 +3,7 @@
 // Run: npm run bench:conversions (BENCH_SECONDS=30 by default; needs PostgreSQL at BENCH_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres, skipped with a note when unreachable).
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -17,16 +17,24 @@ const CONNECTIONS = 20
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres'
 const ROOT = new URL('../../', import.meta.url).pathname
 
-interface Figures { label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, rssSamples: number[], non2xx: number, errors: number, total: number }
+interface Figures {
+  label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, rssSamples: number[], non2xx: number, errors: number, total: number
+  /** CPU ms per 2xx response: the server process, and every local postgres process (backends + background writers). */
+  serverCpuMs: number, postgresCpuMs: number
+  /** CPU ms per 2xx response of this process: autocannon plus the platform fakes, which share the machine. */
+  benchCpuMs: number
+}
 
 const meta = await startFakeMeta()
 const google = await startFakeGoogleAds()
+// BENCH_ROWS=postgres (or bare,postgres,embedded: the default) picks rows, e.g. for profiling one of them.
+const ROWS = new Set((process.env.BENCH_ROWS ?? 'bare,postgres,embedded').split(','))
 const results: Figures[] = []
-results.push(await bench('bare h3 POST (baseline)', await startBare(), null))
-const pgUrl = await freshPostgres()
+if (ROWS.has('bare')) results.push(await bench('bare h3 POST (baseline)', await startBare(), null))
+const pgUrl = ROWS.has('postgres') ? await freshPostgres() : null
 if (pgUrl) results.push(await benchDcgate('dcgate on PostgreSQL', pgUrl.url).finally(pgUrl.drop))
-else console.log(`PostgreSQL at ${PG_URL} unreachable: its row is skipped`)
-results.push(await benchDcgate('dcgate on embedded PGlite', undefined))
+else if (ROWS.has('postgres')) console.log(`PostgreSQL at ${PG_URL} unreachable: its row is skipped`)
+if (ROWS.has('embedded')) results.push(await benchDcgate('dcgate on embedded PGlite', undefined))
 await meta.close()
 await google.close()
 print(results)
@@ -79,16 +87,22 @@ async function bench(label: string, target: { url: string, child: ChildProcess }
   })
   await run(3, null)
   const rssStartMb = rss(target.child.pid!)
+  const cpuBefore = { server: cpuMs(target.child.pid!), postgres: postgresCpuMs(), bench: process.cpuUsage() }
   const latencies: number[] = []
   // RSS every 5 s of the measured run, to tell a plateau from a leak.
   const rssSamples: number[] = []
   const sampler = setInterval(() => rssSamples.push(rss(target.child.pid!)), 5000)
   const result = await run(SECONDS, latencies).finally(() => clearInterval(sampler))
   const rssEndMb = rss(target.child.pid!)
+  const ok = Math.max(1, result['2xx'])
+  const serverCpuMs = (cpuMs(target.child.pid!) - cpuBefore.server) / ok
+  const postgresCpu = (postgresCpuMs() - cpuBefore.postgres) / ok
+  const benchUsage = process.cpuUsage(cpuBefore.bench)
+  const benchCpuMs = (benchUsage.user + benchUsage.system) / 1000 / ok
   if (label.startsWith('bare')) target.child.kill('SIGTERM')
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
-  return { label, perSecond: result['2xx'] / result.duration, p50: pct(0.5), p99: pct(0.99), rssStartMb, rssEndMb, rssSamples, non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'] }
+  return { label, perSecond: result['2xx'] / result.duration, p50: pct(0.5), p99: pct(0.99), rssStartMb, rssEndMb, rssSamples, non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'], serverCpuMs, postgresCpuMs: postgresCpu, benchCpuMs }
 }
 
 async function startBare(): Promise<{ url: string, child: ChildProcess }> {
@@ -151,12 +165,38 @@ function rss(pid: number): number {
   return Math.round(Number(line.replace(/\D+/g, '')) / 1024)
 }
 
+/** User + system CPU time of a process so far, in ms (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
+  catch {
+    return 0
+  }
+}
+
+/** CPU time of every process named postgres on this machine (0 when PostgreSQL is elsewhere). */
+function postgresCpuMs(): number {
+  let total = 0
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(pid))
+    }
+    catch { /* exited meanwhile */ }
+  }
+  return total
+}
+
 function print(rows: Figures[]): void {
   console.log(`\nconversions benchmark: ${CONNECTIONS} connections, 3 s warm-up + ${SECONDS} s measured per row, keep-alive; two platforms (Meta, Google Ads fakes in the bench process)`)
   console.log('servers run in their own process; autocannon and the fakes share this one; 2-core machine')
-  console.log('row                          conv/s   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors')
+  console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
+  console.log('row                          conv/s   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors   server cpu ms/conv   postgres cpu ms/conv   bench cpu ms/conv')
   for (const r of rows) {
-    console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors}`)
+    const cpu = `${r.serverCpuMs.toFixed(2).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(2).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(2).padStart(17)}`
+    console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors.toString().padEnd(7)}  ${cpu}`)
   }
   for (const r of rows) console.log(`RSS every 5 s, ${r.label}: ${r.rssSamples.join(' ')} MB`)
   const pgRow = rows.find((r) => r.label.includes('PostgreSQL'))
