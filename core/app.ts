@@ -8,6 +8,7 @@ import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type
 import { resolvePlugins, runPlugins, type PluginContext, type PluginDefinition } from './plugin.ts'
 import { createRegistry, type AnyDefinition } from './registry.ts'
 import { coreEntities, openDatabase, type Database } from './db/orm.ts'
+import { createPreparedRunner } from './db/prepared.ts'
 import { migrate } from './db/migrate.ts'
 import { createDcgateStorage } from './storage.ts'
 import { syncSites } from './sites/sync.ts'
@@ -111,8 +112,9 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
-    const outbox = createOutbox({ orm, registry, storage, policy: config.delivery, onError: reportDelivery })
-    const conversions = createConversionPipeline({ orm, registry, outbox, hooks, logger })
+    const prepared = await createPreparedRunner(orm)
+    const outbox = createOutbox({ orm, prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
+    const conversions = createConversionPipeline({ prepared, registry, outbox, hooks, logger })
     const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, reportDelivery)
     hooks.hook('app:ready', () => worker.start())
     hooks.hook('app:close', () => worker.stop())

@@ -1,4 +1,5 @@
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { RunPrepared } from '../db/prepared.ts'
+import { LOOK_UP_INTAKE } from './statements.ts'
 import type { ClickIds } from './types.ts'
 
 export const CLICK_ID_NAMES = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'rdt_cid', 'epik', 'twclid', 'ScCid'] as const satisfies readonly (keyof ClickIds)[]
@@ -18,22 +19,12 @@ export interface IntakeLookup {
   match: VisitMatch
 }
 
-/**
- * One round trip for both reads intake makes before its write: whether the site already stored this messageId
- * (a repeat is answered before any hook runs), and the earlier visits of this person, by dc_session_id or by the
- * hash of the normalised email, with the click ids they carried. Newest visits first; at most 50 are read.
- */
+/** One round trip for both reads intake makes before its write (see LOOK_UP_INTAKE). */
 export async function lookUpIntake(
-  orm: MikroORM, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
+  prepared: RunPrepared, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
 ): Promise<IntakeLookup> {
   const searchVisits = Boolean(by.sessionId || by.emailHash)
-  const [row] = await orm.em.getConnection().execute<{ duplicate: boolean, visits: VisitRow[] | null }[]>(
-    `select exists (select 1 from conversions where site_id = ? and message_id = ?) as duplicate,
-       case when ? then (select json_agg(v) from (
-         select click_ids, consent, is_bot from visits where site_id = ? and (session_id = ? or email_hash = ?)
-         order by started_at desc, id desc limit 50) v) end as visits`,
-    [siteId, messageId, searchVisits, siteId, by.sessionId ?? null, by.emailHash ?? null],
-  )
+  const [row] = await prepared<{ duplicate: boolean, visits: VisitRow[] | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
   return { duplicate: row?.duplicate === true, match: toMatch(row?.visits ?? []) }
 }
 

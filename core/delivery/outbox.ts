@@ -2,7 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql'
 import type { Storage } from 'unstorage'
 import type { Registry, AdPlatformDefinition } from '../registry.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
+import type { RunPrepared } from '../db/prepared.ts'
 import { dispatch } from './dispatch.ts'
+import { RECORD_ATTEMPT } from './statements.ts'
 import { nextStep } from './retry.ts'
 import type { ConsentState, ConversionEvent, DeliveryOutcome, StandardEvent } from './types.ts'
 
@@ -10,6 +12,7 @@ export interface ClaimedDelivery { id: string, conversion_id: string, site_id: s
 
 export interface OutboxDeps {
   orm: MikroORM
+  prepared: RunPrepared
   registry: Registry
   storage: Storage
   policy: ResolvedConfig['delivery']
@@ -83,35 +86,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
   }
 
-  /**
-   * One statement for every row of an attempt: their new states, and the clearing of IP and user agent on
-   * conversions none of whose deliveries may be attempted again.
-   * - It commits without waiting for the WAL flush (`synchronous_commit` off for this transaction only). Losing it
-   *   in a database crash leaves the rows claimed; when the lease runs out they are attempted again, and every
-   *   platform drops the repeat by its event id. The conversion's own insert stays a synchronous commit: that is
-   *   what "accepted, never lost" rests on. Measured: about a quarter more conversions/s on PostgreSQL.
-   * - The id arrays (`= any(...)`) give the planner the real row count, where json_to_recordset's guess of 100 made
-   *   it hash-join a sequential scan of deliveries (cost growing with the table).
-   * - "Not ended" is written `not in (ended states)` so the planner does not walk the (status, next_attempt_at)
-   *   index and its dead entries.
-   */
-  const record = (updates: readonly RowUpdate[]) => sql(
-    `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
-     v as (
-       select x.* from async_commit, json_to_recordset(?::json) as x(id uuid, conversion_id uuid, status text, attempts int,
-         http_status int, error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz)
-     ), u as (
-       update deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status, error = v.error,
-         last_duration_ms = v.duration_ms, locked_until = null, next_attempt_at = coalesce(v.next_attempt_at, now()),
-         sent_at = v.sent_at, updated_at = now()
-       from v where d.id = any(?::uuid[]) and d.id = v.id returning d.id
-     )
-     update conversions c set ip = null, user_agent = null
-     where c.id = any(?::uuid[]) and (c.ip is not null or c.user_agent is not null)
-       and not exists (select 1 from v where v.conversion_id = c.id and v.status = 'retrying')
-       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped') and o.id not in (select id from v))`,
-    [JSON.stringify(updates), pgArray(updates.map((u) => u.id)), pgArray([...new Set(updates.map((u) => u.conversion_id))])],
-  )
+  const record = (updates: readonly RowUpdate[]) => deps.prepared(RECORD_ATTEMPT, [
+    JSON.stringify(updates), updates.map((u) => u.id), [...new Set(updates.map((u) => u.conversion_id))],
+  ])
 
   const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent): Promise<AttemptResult[]> => {
     const settled = await Promise.all(rows.map((row) => attemptOne(row, event).catch((error: unknown) => {
@@ -175,7 +152,3 @@ function toEvent(row: ConversionRow): ConversionEvent {
   }
 }
 
-/** A Postgres array literal of uuids (hex and dashes only, so nothing needs quoting). */
-function pgArray(uuids: readonly string[]): string {
-  return `{${uuids.join(',')}}`
-}

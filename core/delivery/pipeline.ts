@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto'
-import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, type DcgateHookable } from '../hooks.ts'
 import { hashIdentity } from '../identity/hash.ts'
 import { normalizeCountry } from '../identity/normalize.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
+import type { RunPrepared } from '../db/prepared.ts'
 import { lookUpIntake, CLICK_ID_NAMES } from './match.ts'
+import { INSERT_CONVERSION } from './statements.ts'
 import { resolveEvent } from './mapping.ts'
 import type { AttemptResult, ClaimedDelivery, Outbox } from './outbox.ts'
 import type { ClickIds, Confirmation, ConversionInput, StandardEvent } from './types.ts'
@@ -35,7 +36,7 @@ export interface DeliveryDecision {
 
 export const DUPLICATE = 'duplicate_delivery_skipped'
 
-export interface PipelineDeps { orm: MikroORM, registry: Registry, outbox: Outbox, hooks: DcgateHookable, logger: ConsolaInstance }
+export interface PipelineDeps { prepared: RunPrepared, registry: Registry, outbox: Outbox, hooks: DcgateHookable, logger: ConsolaInstance }
 
 export interface AcceptMeta {
   /** The intake route or webhook source it came through (automation, shopify, …). */
@@ -56,13 +57,13 @@ export interface ConversionPipeline {
 
 /** received → dedupe → match → map → hold? → gates → outbox rows → first attempt → result. */
 export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline {
-  const { orm, registry, outbox, hooks, logger } = deps
+  const { prepared, registry, outbox, hooks, logger } = deps
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
-      const { duplicate, match } = await lookUpIntake(orm, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      const { duplicate, match } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
       // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
       if (duplicate) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
       const given = givenClickIds(ids)
@@ -88,30 +89,14 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const sendable = destinations.length > 0 && !skipReason
       const inline = sendable && meta.deliver !== 'background'
       const content = contentOf(input)
-      // One statement writes the conversion and its outbox rows atomically (insert-first dedupe: a repeated
-      // messageId inserts nothing and returns no row). Rows to attempt are claimed for this process's lease.
-      const rows = await orm.em.getConnection().execute<{ conversion_id: string, id: string | null, provider: string | null }[]>(
-        `with c as (
-           insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, value, currency, order_id, channel,
-             items, identity, click_ids, user_id, anonymous_id, session_id, page_url, ip, user_agent, consent, is_bot, confirmation, state,
-             source_event_type, country, content_name, content_category)
-           values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-           on conflict (site_id, message_id) do nothing returning id
-         ), d as (
-           insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)
-           select gen_random_uuid(), c.id, ?, p.provider, ?, ?, case when ? then now() + make_interval(secs => ?) end
-           from c, unnest(string_to_array(?, ',')) as p(provider)
-           returning id, provider
-         )
-         select c.id as conversion_id, d.id, d.provider from c left join d on true`,
-        [site.id, messageId, meta.source, input.event, standardEvent, occurredAt, input.value ?? null, input.currency ?? null,
-          input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
-          input.userId ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
-          sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
-          meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
-          site.id, skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds,
-          destinations.length ? destinations.map((d) => d.definition.name).join(',') : null],
-      )
+      const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, [
+        site.id, messageId, meta.source, input.event, standardEvent, occurredAt, input.value ?? null, input.currency ?? null,
+        input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
+        input.userId ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
+        sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
+        meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
+        skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds, destinations.map((d) => d.definition.name),
+      ])
       if (rows.length === 0) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
 
       const conversionId = rows[0]!.conversion_id
