@@ -10,6 +10,7 @@ import type { ConversionEvent, DeliveryOutcome } from '../../core/delivery/types
 import type { AuthContext } from '../../core/registry.ts'
 import { testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
+import { send } from '../fakes/helpers.ts'
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const CUSTOMER = '1234567890'
@@ -52,8 +53,7 @@ const context = (cache = memoryCache()): AuthContext => ({ fetch, cache, signal:
 async function deliver(events: ConversionEvent[], opts: GoogleAdsOptions, ctx: AuthContext): Promise<DeliveryOutcome[]> {
   const headers = await googleAds.authorize!(opts, ctx)
   const request = googleAds.toRequest(events, opts)
-  const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body })
-  return googleAds.parseResponse({ status: response.status, headers: response.headers, body: await response.text() }, events)
+  return googleAds.parseResponse(await send(request, headers), events)
 }
 
 const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => ({ status, headers: new Headers(headers), body: typeof payload === 'string' ? payload : JSON.stringify(payload) })

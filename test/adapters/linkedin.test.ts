@@ -4,10 +4,11 @@ import linkedin, { linkedInOptions, type LinkedInOptions } from '../../adapters/
 import { LinkedInOAuthError, tokenCacheKey } from '../../adapters/ads/linkedin/auth.ts'
 import { LinkedInMappingError, skipReason, toEventId, type BatchCreateBody, type ConversionEventElement } from '../../adapters/ads/linkedin/map.ts'
 import { LINKEDIN_API_VERSION } from '../../adapters/ads/linkedin/version.ts'
-import type { ConversionEvent, DeliveryOutcome, PlatformRequest } from '../../core/delivery/types.ts'
+import type { ConversionEvent, DeliveryOutcome } from '../../core/delivery/types.ts'
 import type { AuthContext } from '../../core/registry.ts'
 import { testAdPlatform, toResponse, type ContractReply } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, sha256 } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { linkedInErrors, startFakeLinkedIn, type FakeLinkedIn } from '../fakes/linkedin.ts'
 
 const RULES = { Purchase: '101', Lead: '102', CompleteRegistration: '103', Schedule: '104' }
@@ -34,10 +35,6 @@ const memoryCache = () => {
 }
 const context = (cache = memoryCache()): AuthContext => ({ fetch, cache, signal: AbortSignal.timeout(5000) })
 
-async function send(request: PlatformRequest, headers: Record<string, string> = {}) {
-  const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 /** What the delivery pipeline does with one batch: authorize, map, send, classify. */
 async function deliver(events: ConversionEvent[], opts: LinkedInOptions, ctx = context()): Promise<DeliveryOutcome[]> {
   const response = await send(linkedin.toRequest(events, opts), await linkedin.authorize!(opts, ctx))

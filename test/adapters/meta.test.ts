@@ -3,9 +3,10 @@ import * as v from 'valibot'
 import meta from '../../adapters/ads/meta/index.ts'
 import type { MetaOptions } from '../../adapters/ads/meta/map.ts'
 import { META_API_VERSION } from '../../adapters/ads/meta/version.ts'
-import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { metaErrors, startFakeMeta } from '../fakes/meta.ts'
 
 const fake = await startFakeMeta()
@@ -18,11 +19,6 @@ interface ServerEvent { event_name: string, event_time: number, event_id: string
 const dataOf = (body: unknown) => (body as { data: ServerEvent[] }).data
 const mapped = (events: ConversionEvent[], opts: MetaOptions = resolved) => JSON.parse(meta.toRequest(events, opts).body) as { data: ServerEvent[], test_event_code?: string }
 const one = (event: ConversionEvent) => mapped([event]).data[0]!
-
-async function send(request: PlatformRequest): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 
 testAdPlatform<MetaOptions>({
   adapter: meta,

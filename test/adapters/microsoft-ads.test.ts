@@ -3,10 +3,11 @@ import * as v from 'valibot'
 import microsoftAds, { microsoftAdsOptions } from '../../adapters/ads/microsoft-ads/index.ts'
 import { MicrosoftAdsMappingError, skipReason, type MicrosoftAdsOptions, type UetEvent, type UetRequestBody } from '../../adapters/ads/microsoft-ads/map.ts'
 import { MICROSOFT_ADS_API_VERSION } from '../../adapters/ads/microsoft-ads/version.ts'
-import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { microsoftErrors, startFakeMicrosoftAds } from '../fakes/microsoft-ads.ts'
 
 const fake = await startFakeMicrosoftAds()
@@ -23,10 +24,6 @@ const MSCLKID = '2a9e8a5ae2d71b5a1c4b1a1e0b1a1e1c'
 const DAY_MS = 86_400_000
 /** A clock for skipReason: an hour after the fixtures' FIXED_NOW. */
 const FIXED_CLOCK = Date.parse('2026-03-02T11:00:00.000Z')
-async function send(request: PlatformRequest): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 /** A hand-made body under the adapter's URL and headers, to see what the fake makes of it. */
 const sendBody = (body: unknown) => send({ ...microsoftAds.toRequest([], options), body: JSON.stringify(body) })
 

@@ -3,10 +3,11 @@ import * as v from 'valibot'
 import pinterest from '../../adapters/ads/pinterest/index.ts'
 import { PinterestMappingError, type PinterestOptions } from '../../adapters/ads/pinterest/map.ts'
 import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
-import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { pinterestErrors, startFakePinterest } from '../fakes/pinterest.ts'
 
 const fake = await startFakePinterest()
@@ -21,11 +22,6 @@ const mapped = (events: ConversionEvent[], opts: PinterestOptions = resolved) =>
 const one = (event: ConversionEvent, opts: PinterestOptions = resolved) => mapped([event], opts)[0]!
 const processed = { status: 'processed', error_message: null, warning_message: null }
 const failed = (error_message: string) => ({ status: 'failed', error_message, warning_message: null })
-
-async function send(request: PlatformRequest): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 
 testAdPlatform<PinterestOptions>({
   adapter: pinterest,

@@ -3,10 +3,11 @@ import * as v from 'valibot'
 import reddit from '../../adapters/ads/reddit/index.ts'
 import { RedditMappingError, type RedditOptions } from '../../adapters/ads/reddit/map.ts'
 import { REDDIT_API_VERSION } from '../../adapters/ads/reddit/version.ts'
-import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity, sha256Hex } from '../../core/identity/hash.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, USER_AGENT, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { redditErrors, startFakeReddit } from '../fakes/reddit.ts'
 
 const fake = await startFakeReddit()
@@ -21,11 +22,6 @@ const eventsOf = (body: unknown) => (body as { data: { events: RedditEvent[] } }
 const mapped = (events: ConversionEvent[], opts: RedditOptions = resolved) => JSON.parse(reddit.toRequest(events, opts).body) as { data: { events: RedditEvent[], test_id?: string } }
 const one = (event: ConversionEvent, opts?: RedditOptions) => mapped([event], opts).data.events[0]!
 const withRdtCid = (event: ConversionEvent): ConversionEvent => ({ ...event, clickIds: { ...event.clickIds, rdt_cid: 'a7d0bd6c-2cf2-4c1e-9d3b-5f0e1a2b3c4d' } })
-
-async function send(request: PlatformRequest): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 
 testAdPlatform<RedditOptions>({
   adapter: reddit,

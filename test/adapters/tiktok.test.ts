@@ -3,10 +3,11 @@ import * as v from 'valibot'
 import tiktok from '../../adapters/ads/tiktok/index.ts'
 import { TikTokMappingError, type TikTokOptions } from '../../adapters/ads/tiktok/map.ts'
 import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
-import type { ConversionEvent, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { startFakeTikTok, tiktokEnvelope, tiktokErrors } from '../fakes/tiktok.ts'
 
 const fake = await startFakeTikTok()
@@ -20,11 +21,6 @@ interface TrackBody { event_source: string, event_source_id: string, test_event_
 const dataOf = (body: unknown) => (body as TrackBody).data
 const mapped = (events: ConversionEvent[], opts: TikTokOptions = resolved) => JSON.parse(tiktok.toRequest(events, opts).body) as TrackBody
 const one = (event: ConversionEvent, opts?: TikTokOptions) => mapped([event], opts).data[0]!
-
-async function send(request: PlatformRequest): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 
 testAdPlatform<TikTokOptions>({
   adapter: tiktok,

@@ -5,10 +5,11 @@ import { signedHeader } from '../../adapters/ads/x/auth.ts'
 import { XMappingError, skipReason, type XConversion, type XOptions } from '../../adapters/ads/x/map.ts'
 import { hmacSha1Signature, oauth1Header, percentEncode, signatureBaseString, type OAuth1Credentials } from '../../adapters/ads/x/oauth1.ts'
 import { X_ADS_API_VERSION } from '../../adapters/ads/x/version.ts'
-import type { ConversionEvent, DeliveryOutcome, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
+import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../core/delivery/types.ts'
 import type { AuthContext } from '../../core/registry.ts'
 import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture, sha256 } from '../contract/fixtures.ts'
+import { send } from '../fakes/helpers.ts'
 import { startFakeX, xError, xErrors } from '../fakes/x.ts'
 
 const fake = await startFakeX()
@@ -32,11 +33,6 @@ const conversionsOf = (body: unknown) => (body as { conversions: XConversion[] }
 const mapped = (events: ConversionEvent[], opts: XOptions = resolved) => conversionsOf(JSON.parse(x.toRequest(events, opts).body))
 const one = (event: ConversionEvent, opts: XOptions = resolved) => mapped([event], opts)[0]!
 const context = (): AuthContext => ({ fetch, cache: { get: async () => null, set: async () => {} }, signal: AbortSignal.timeout(5000) })
-
-async function send(request: PlatformRequest, headers: Record<string, string>): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body })
-  return { status: response.status, headers: response.headers, body: await response.text() }
-}
 
 /** What the delivery pipeline does with one batch: authorize, map, send, classify. */
 async function deliver(events: ConversionEvent[], opts: XOptions = resolved): Promise<{ response: PlatformResponse, outcomes: DeliveryOutcome[] }> {

@@ -6,6 +6,7 @@
  * documented (gclid together with gbraid/wbraid), the fake is stricter than Google may be, never looser.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
+import { bearer, isSha256Hex, parseJson } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface FakeGoogleAdsInit {
@@ -39,7 +40,6 @@ export interface FakeGoogleAds extends FakeServer {
 const MISSING_CREDENTIALS = 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
 const INVALID_CREDENTIALS = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
-const SHA256_HEX = /^[a-f0-9]{64}$/
 
 export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<FakeGoogleAds> {
   const credentials = { clientId: init.clientId ?? 'fake-client.apps.googleusercontent.com', clientSecret: init.clientSecret ?? 'GOCSPX-fake-secret', refreshToken: init.refreshToken ?? '1//fake-refresh-token' }
@@ -70,9 +70,9 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
       status: code,
       body: { error: { code, message, status, details: errors.length ? [{ '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`, errors, requestId: randomUUID().slice(0, 22) }] : [] } },
     })
-    const bearer = /^Bearer (\S+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
-    if (!bearer) return failure(401, 'UNAUTHENTICATED', MISSING_CREDENTIALS)
-    if (!tokens.has(bearer)) return failure(401, 'UNAUTHENTICATED', INVALID_CREDENTIALS)
+    const token = bearer(request)
+    if (!token) return failure(401, 'UNAUTHENTICATED', MISSING_CREDENTIALS)
+    if (!tokens.has(token)) return failure(401, 'UNAUTHENTICATED', INVALID_CREDENTIALS)
     // Developer tokens were sunset on 2026-09-09: the header is optional and Google ignores it, so the fake does too.
     if (!(customerId in customers)) {
       return failure(403, 'PERMISSION_DENIED', 'The caller does not have permission', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: 'User doesn\'t have permission to access customer. Note: If you\'re accessing a client customer, the manager\'s customer ID must be set in the \'login-customer-id\' header. See https://developers.google.com/google-ads/api/docs/concepts/call-structure#cid' }])
@@ -80,13 +80,9 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (init.managerId && request.headers['login-customer-id'] !== init.managerId) {
       return failure(403, 'PERMISSION_DENIED', 'The caller does not have permission', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: 'User doesn\'t have permission to access customer. Note: If you\'re accessing a client customer, the manager\'s customer ID must be set in the \'login-customer-id\' header. See https://developers.google.com/google-ads/api/docs/concepts/call-structure#cid' }])
     }
-    let body: Record<string, any>
-    try {
-      body = JSON.parse(request.body)
-    }
-    catch {
-      return failure(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.')
-    }
+    // JSON.parse never yields undefined: undefined means the body is not JSON.
+    const body = parseJson(request.body) as Record<string, any> | undefined
+    if (body === undefined) return failure(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.')
     uploads.push({ customerId, version, headers: request.headers, body })
     const invalid = (errorCode: Record<string, string>, message: string, field: string) => failure(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ errorCode, message, location: { fieldPathElements: [{ fieldName: field }] } }])
     if (body.partialFailure !== true) return invalid({ partialFailureError: 'PARTIAL_FAILURE_MODE_REQUIRED' }, 'The partial failure field was false in the request. This method requires this field be set to true.', 'partial_failure')
@@ -134,7 +130,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     for (const identifier of identifiers) {
       const keys = Object.keys(identifier).filter((k) => k !== 'userIdentifierSource')
       if (keys.length !== 1 || !['hashedEmail', 'hashedPhoneNumber'].includes(keys[0]!)) add({ conversionUploadError: 'UNSUPPORTED_USER_IDENTIFIER' }, 'The provided user identifiers are not supported. Use only hashed email or phone number and try again.', 'user_identifiers')
-      else if (!SHA256_HEX.test(String(identifier[keys[0]!]))) add({ conversionUploadError: 'INVALID_USER_IDENTIFIER' }, 'Make sure you hash user provided data using SHA-256 and ensure you are normalizing according to the guidelines.', 'user_identifiers')
+      else if (!isSha256Hex(String(identifier[keys[0]!]))) add({ conversionUploadError: 'INVALID_USER_IDENTIFIER' }, 'Make sure you hash user provided data using SHA-256 and ensure you are normalizing according to the guidelines.', 'user_identifiers')
     }
     // The proto allows consent.adPersonalization only on OfflineUserDataJobService and UserDataService.
     if (c.consent?.adPersonalization !== undefined) add({ fieldError: 'VALUE_MUST_BE_UNSET' }, 'The field must not be set.', 'consent.ad_personalization')

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { LINKEDIN_API_VERSION } from '../../adapters/ads/linkedin/version.ts'
+import { bearer, isSha256Hex, parseJson, reply } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface FakeRule { method: 'CONVERSIONS_API' | 'INSIGHT_TAG', campaigns: number }
@@ -47,13 +48,12 @@ export interface FakeLinkedIn extends FakeServer {
 export const MAX_ELEMENTS = 5000
 const DAY_MS = 86_400_000
 const FUTURE_SKEW_MS = 10 * 60_000
-const SHA256_HEX = /^[a-f0-9]{64}$/
 const ID_TYPES = new Set(['SHA256_EMAIL', 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', 'ACXIOM_ID', 'ORACLE_MOAT_ID'])
 const ELEMENT_KEYS = new Set(['conversion', 'conversionHappenedAt', 'conversionValue', 'eventId', 'user'])
 const USER_KEYS = new Set(['userIds', 'userInfo', 'externalIds', 'lead'])
 const MISSING = 'field is required but not found and has no default value'
 
-const restLi = (status: number, body: Record<string, unknown>, headers?: Record<string, string>): FakeReply => ({ status, body: { status, ...body }, ...(headers ? { headers } : {}) })
+const restLi = (status: number, body: Record<string, unknown>, headers?: Record<string, string>): FakeReply => reply(status, { status, ...body }, headers)
 
 /** LinkedIn's error bodies, to queue for failure scenarios. */
 export const linkedInErrors = {
@@ -98,21 +98,17 @@ export async function startFakeLinkedIn(init: FakeLinkedInInit = {}): Promise<Fa
   }
 
   function conversionEvents(request: RecordedRequest): FakeReply {
-    const bearer = /^Bearer (\S+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
-    if (!bearer) return linkedInErrors.emptyToken()
-    if (bearer !== accessToken && !issued.has(bearer)) return linkedInErrors.invalidToken()
+    const token = bearer(request)
+    if (!token) return linkedInErrors.emptyToken()
+    if (token !== accessToken && !issued.has(token)) return linkedInErrors.invalidToken()
     const version = request.headers['linkedin-version']
     if (!version) return linkedInErrors.versionMissing()
     if (!versions.has(String(version))) return linkedInErrors.versionInactive(String(version))
     // Stricter than LinkedIn may be: the Conversions API documents the header as required on every call.
     if (request.headers['x-restli-protocol-version'] !== '2.0.0') return restLi(400, { message: 'X-Restli-Protocol-Version: 2.0.0 is required' })
-    let body: any
-    try {
-      body = JSON.parse(request.body)
-    }
-    catch {
-      return restLi(400, { message: 'Invalid JSON in request body' })
-    }
+    // JSON.parse never yields undefined: undefined means the body is not JSON.
+    const body: any = parseJson(request.body)
+    if (body === undefined) return restLi(400, { message: 'Invalid JSON in request body' })
     const batch = request.headers['x-restli-method'] === 'BATCH_CREATE'
     if (batch && !Array.isArray(body?.elements)) return linkedInErrors.invalidRows(new Map([[0, [`/elements :: ${MISSING}`]]]))
     const elements: Record<string, any>[] = batch ? body.elements : [body]
@@ -169,7 +165,7 @@ function checkElement(e: Record<string, any>, now: number): string[] {
   if (!Array.isArray(user.userIds)) add('/user/userIds', MISSING)
   for (const [i, id] of (Array.isArray(user.userIds) ? user.userIds : []).entries()) {
     if (!ID_TYPES.has(id?.idType)) add(`/user/userIds/${i}/idType`, `"${id?.idType}" is not an enum symbol`)
-    else if (id.idType === 'SHA256_EMAIL' && !SHA256_HEX.test(String(id.idValue))) add(`/user/userIds/${i}/idValue`, 'SHA256_EMAIL must be a SHA-256 hex digest')
+    else if (id.idType === 'SHA256_EMAIL' && !isSha256Hex(String(id.idValue))) add(`/user/userIds/${i}/idValue`, 'SHA256_EMAIL must be a SHA-256 hex digest')
     else if (typeof id.idValue !== 'string' || !id.idValue) add(`/user/userIds/${i}/idValue`, MISSING)
   }
   if (user.userInfo) for (const name of ['firstName', 'lastName']) if (!user.userInfo[name]) add(`/user/userInfo/${name}`, MISSING)

@@ -4,6 +4,7 @@
  * success and error bodies. Queue metaErrors.* replies to inject throttling, token or server failures.
  */
 import { META_API_VERSION } from '../../adapters/ads/meta/version.ts'
+import { bearer, isObject, isSha256Hex, jsonBody, parseJson, reply } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface MetaBatch {
@@ -32,7 +33,6 @@ export interface FakeMetaOptions {
 const ACTION_SOURCES = new Set(['email', 'website', 'app', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other'])
 const HASHED_KEYS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country']
 const CUSTOMER_KEYS = [...HASHED_KEYS, 'external_id', 'client_ip_address', 'client_user_agent', 'fbc', 'fbp', 'subscription_id', 'fb_login_id', 'lead_id', 'anon_id', 'madid', 'page_id', 'page_scoped_user_id', 'ctwa_clid', 'ig_account_id', 'ig_sid']
-const SHA256_HEX = /^[0-9a-f]{64}$/
 const FBC = /^fb\.\d\.\d{13}\.[\w.-]+$/
 const FBP = /^fb\.\d\.\d{13}\.[\w.-]+$/
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'))
@@ -95,7 +95,7 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
 // --- internal ---
 
 function graphError(status: number, error: Record<string, unknown>, headers?: Record<string, string>): FakeReply {
-  return { status, body: { error: { ...error, fbtrace_id: fbtraceId() } }, ...(headers ? { headers } : {}) }
+  return reply(status, { error: { ...error, fbtrace_id: fbtraceId() } }, headers)
 }
 
 /** Query parameters, then the body's: JSON, or a form whose `data` is a JSON string (as Meta's curl examples send). */
@@ -103,17 +103,12 @@ function readParams(request: RecordedRequest, url: URL): Map<string, unknown> {
   const params = new Map<string, unknown>(url.searchParams)
   const type = String(request.headers['content-type'] ?? '')
   if (type.includes('application/json')) {
-    const body = parseJson(request.body)
-    if (isObject(body)) for (const [key, value] of Object.entries(body)) params.set(key, value)
+    for (const [key, value] of Object.entries(jsonBody(request) ?? {})) params.set(key, value)
   }
   else if (type.includes('application/x-www-form-urlencoded')) {
     for (const [key, value] of new URLSearchParams(request.body)) params.set(key, key === 'data' ? parseJson(value) : value)
   }
   return params
-}
-
-function bearer(request: RecordedRequest): string | undefined {
-  return /^Bearer (\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1]
 }
 
 function checkBatch(params: Map<string, unknown>, nowMs: number): Omit<MetaBatch, 'pixelId'> | { error: FakeReply } {
@@ -150,7 +145,7 @@ function checkUserData(userData: unknown): Problem | undefined {
     const value = userData[key]
     if (value === undefined) continue
     const values = Array.isArray(value) ? value : [value]
-    if (values.length === 0 || !values.every((item) => typeof item === 'string' && SHA256_HEX.test(item))) {
+    if (values.length === 0 || !values.every(isSha256Hex)) {
       return { title: 'Unhashed Customer Information', message: `user_data.${key} must be SHA-256 hashed: 64 lowercase hex characters` }
     }
   }
@@ -181,17 +176,4 @@ function checkConsent(event: Record<string, unknown>): Problem | undefined {
 
 function invalid(title: string, message: string): { error: FakeReply } {
   return { error: metaErrors.invalidParameter(title, message) }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
 }

@@ -6,7 +6,8 @@
  * Queue microsoftErrors.* replies to inject throttling or server failures.
  */
 import { MICROSOFT_ADS_API_VERSION } from '../../adapters/ads/microsoft-ads/version.ts'
-import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
+import { bearer, isObject, isSha256Hex, jsonBody, reply } from './helpers.ts'
+import { startFakeServer, type FakeReply, type FakeServer } from './server.ts'
 
 export interface UetBatch {
   tagId: string
@@ -53,11 +54,11 @@ export const microsoftErrors = {
     status: processed ? 200 : 400,
     body: { ...(processed ? { eventsReceived: processed } : {}), error: { code: 'ValidationError', message: VALIDATION_MESSAGE, details: details.slice(0, 10) } },
   }),
-  throttled: (retryAfterSeconds?: number): FakeReply => ({
-    status: 429,
-    body: { error: { code: 'TooManyRequests', message: 'Rate limit exceeded. Retry the request later.' } },
-    ...(retryAfterSeconds === undefined ? {} : { headers: { 'Retry-After': String(retryAfterSeconds) } }),
-  }),
+  throttled: (retryAfterSeconds?: number): FakeReply => reply(
+    429,
+    { error: { code: 'TooManyRequests', message: 'Rate limit exceeded. Retry the request later.' } },
+    retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(retryAfterSeconds) },
+  ),
   serverError: (): FakeReply => ({ status: 500, body: { error: { code: 'InternalServerError', message: 'An internal error occurred. Retry the request with the same eventId.' } } }),
 }
 
@@ -65,7 +66,6 @@ const MAX_EVENTS = 1000
 const SEVEN_DAYS_S = 7 * 86_400
 /** How far in the future the fake lets eventTime be (clock skew). */
 const FUTURE_SKEW_S = 10 * 60
-const SHA256_HEX = /^[0-9a-f]{64}$/
 /** Microsoft: msclkid "must be a valid UUID"; the 32-hex form Microsoft appends to URLs parses as one. */
 const UUID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
 const IDENTIFIERS = ['anonymousId', 'externalId', 'em', 'ph', 'msclkid', 'idfa', 'gaid']
@@ -82,8 +82,8 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
     if (!path || path[1] !== MICROSOFT_ADS_API_VERSION) return { status: 404, body: '' }
     if (request.method !== 'POST') return { status: 405, body: '' }
     if (bearer(request) !== apiToken || path[2] !== tagId) return microsoftErrors.unauthorized()
-    const body = parseJson(request.body)
-    if (!isObject(body)) return microsoftErrors.validation([detail('', request.body, 'The request body must be a JSON object.', 'InvalidJson')])
+    const body = jsonBody(request)
+    if (!body) return microsoftErrors.validation([detail('', request.body, 'The request body must be a JSON object.', 'InvalidJson')])
     const data = body.data
     if (!Array.isArray(data) || data.length === 0) return microsoftErrors.validation([detail('data', data, "'data' must not be empty.", 'Empty')])
     if (data.length > MAX_EVENTS) return microsoftErrors.validation([detail('data', data.length, `'data' must not contain more than ${MAX_EVENTS} events.`, 'MaxItems')])
@@ -154,7 +154,7 @@ function checkUserData(userData: unknown, index: number, problems: UetDetail[]):
   const kept = { ...userData }
   for (const field of ['em', 'ph']) {
     const value = kept[field]
-    if (value === undefined || (typeof value === 'string' && SHA256_HEX.test(value))) continue
+    if (value === undefined || isSha256Hex(value)) continue
     problems.push({ ...detail(`${at}.${field}`, value, `'${field}' must be a valid SHA256 string.`, 'InvalidSha256', index), isWarning: true })
     delete kept[field]
   }
@@ -186,21 +186,4 @@ function checkCustomData(customData: unknown, index: number, problems: UetDetail
 
 function detail(propertyName: string, attemptedValue: unknown, errorMessage: string, errorCode: string, index?: number): UetDetail {
   return { ...(index === undefined ? {} : { index }), propertyName, attemptedValue, errorMessage, errorCode, isWarning: false }
-}
-
-function bearer(request: RecordedRequest): string | undefined {
-  return /^Bearer (\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1]
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
 }

@@ -6,6 +6,7 @@
  */
 import { PINTEREST_EVENT_NAMES } from '../../adapters/ads/pinterest/map.ts'
 import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
+import { bearer, isObject, isSha256Hex, jsonBody } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface PinterestBatch {
@@ -55,7 +56,6 @@ export const pinterestErrors = {
 const ACTION_SOURCES = new Set(['web', 'offline', 'app_android', 'app_ios'])
 const EVENT_NAMES = new Set<string>(PINTEREST_EVENT_NAMES)
 const HASHED_KEYS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country', 'external_id', 'hashed_maids']
-const SHA256_HEX = /^[0-9a-f]{64}$/
 const DAY_S = 86_400
 /** Pinterest takes events at most 7 days old. */
 const MAX_AGE_S = 7 * DAY_S
@@ -95,15 +95,10 @@ export async function startFakePinterest(options: FakePinterestOptions = {}): Pr
 
 // --- internal ---
 
-function bearer(request: RecordedRequest): string | undefined {
-  return /^Bearer (\S+)$/i.exec(String(request.headers.authorization ?? ''))?.[1]
-}
-
 /** The `data` array, or why the request as a whole is invalid (schema errors answer 400 for the whole request). */
 function readData(request: RecordedRequest): Record<string, unknown>[] | string {
   if (!String(request.headers['content-type'] ?? '').includes('application/json')) return 'Content-Type must be application/json.'
-  const body = parseJson(request.body)
-  const data = isObject(body) ? body.data : undefined
+  const data = jsonBody(request)?.data
   if (!Array.isArray(data) || data.length === 0) return '"data" must be a non-empty array of events.'
   if (data.length > 1000) return `"data" holds at most 1000 events; this request has ${data.length}.`
   for (const [index, event] of data.entries()) {
@@ -147,7 +142,7 @@ function checkEvent(event: Record<string, unknown>, nowS: number): EventResult {
   const userData = event.user_data as Record<string, unknown>
   for (const key of HASHED_KEYS) {
     const value = userData[key]
-    if (value !== undefined && (!Array.isArray(value) || value.length === 0 || !value.every((item) => typeof item === 'string' && SHA256_HEX.test(item)))) {
+    if (value !== undefined && (!Array.isArray(value) || value.length === 0 || !value.every(isSha256Hex))) {
       return failed(`Invalid user_data.${key} parameter: must be an array of SHA-256 hashes (64 lowercase hex characters)`)
     }
   }
@@ -160,17 +155,4 @@ function checkEvent(event: Record<string, unknown>, nowS: number): EventResult {
     return failed(`Invalid opt_out_type parameter: ${optOutType}`)
   }
   return { status: 'processed', error_message: '', warning_message: '' }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
 }

@@ -6,6 +6,7 @@
  * lenient (it takes match keys unhashed) the fake is stricter: dcgate always sends 64-hex digests.
  */
 import { REDDIT_API_VERSION } from '../../adapters/ads/reddit/version.ts'
+import { bearer, isObject, isSha256Hex, parseJson } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface RedditBatch { pixelId: string, testId?: string, events: Record<string, any>[] }
@@ -29,7 +30,6 @@ const ACTION_SOURCES = new Set(['WEBSITE', 'APP', 'PHYSICAL_STORE', 'OTHER'])
 const DATA_KEYS = new Set(['events', 'test_id', 'partner'])
 const EVENT_KEYS = new Set(['event_at', 'action_source', 'type', 'click_id', 'event_source_url', 'metadata', 'user'])
 const HASHED_USER_KEYS = ['email', 'phone_number', 'external_id', 'ip_address', 'idfa', 'aaid']
-const SHA256_HEX = /^[0-9a-f]{64}$/
 
 const error = (code: number, message: string, fields?: { field: string, message: string }[]): FakeReply =>
   ({ status: code, body: { error: { code, message, ...(fields ? { fields } : {}) } } })
@@ -59,7 +59,7 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
     if (!path || path[1] !== REDDIT_API_VERSION || request.method !== 'POST') {
       return { status: 404, body: '404 page not found', headers: { 'content-type': 'text/plain; charset=utf-8' } }
     }
-    const token = /^Bearer (\S+)$/.exec(String(request.headers.authorization ?? ''))?.[1]
+    const token = bearer(request)
     if (!token) return redditErrors.missingToken()
     if (token !== accessToken) return redditErrors.invalidToken()
     if (decodeURIComponent(path[2]!) !== pixelId) return redditErrors.forbiddenPixel(decodeURIComponent(path[2]!))
@@ -82,13 +82,9 @@ export async function startFakeReddit(options: FakeRedditOptions = {}): Promise<
 // --- internal ---
 
 function checkBody(request: RecordedRequest, nowMs: number): Omit<RedditBatch, 'pixelId'> | { error: FakeReply } {
-  let body: any
-  try {
-    body = JSON.parse(request.body)
-  }
-  catch {
-    return { error: error(400, 'JSON error: invalid character in request body') }
-  }
+  // JSON.parse never yields undefined: undefined means the body is not JSON.
+  const body: any = parseJson(request.body)
+  if (body === undefined) return { error: error(400, 'JSON error: invalid character in request body') }
   const data = body?.data
   const stray = Object.keys(body ?? {}).find((key) => key !== 'data') ?? Object.keys(isObject(data) ? data : {}).find((key) => !DATA_KEYS.has(key))
   if (stray) return { error: error(400, `JSON error "unknown field" on field "${stray}"`) }
@@ -127,14 +123,10 @@ function checkEvent(event: Record<string, any>, nowMs: number): [string, string]
   if (metadata.conversion_id !== undefined && typeof metadata.conversion_id !== 'string') problems.push(['metadata.conversion_id', 'conversion_id must be a string'])
   const user = event.user ?? {}
   for (const key of HASHED_USER_KEYS) {
-    if (user[key] !== undefined && !SHA256_HEX.test(String(user[key]))) problems.push([`user.${key}`, `${key} must be SHA-256 hashed: 64 lowercase hex characters`])
+    if (user[key] !== undefined && !isSha256Hex(String(user[key]))) problems.push([`user.${key}`, `${key} must be SHA-256 hashed: 64 lowercase hex characters`])
   }
   const dpo = user.data_processing_options
   if (dpo !== undefined && (!Array.isArray(dpo.modes) || dpo.modes.some((mode: unknown) => mode !== 'LDU'))) problems.push(['user.data_processing_options.modes', 'modes may only hold "LDU"'])
   if (!event.click_id && !HASHED_USER_KEYS.some((key) => user[key]) && !user.uuid) problems.push(['user', 'at least one match key is required'])
   return problems
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

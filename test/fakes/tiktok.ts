@@ -9,6 +9,7 @@
  */
 import { isTikTokCurrency } from '../../adapters/ads/tiktok/currencies.ts'
 import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
+import { isObject, isSha256Hex, jsonBody } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer } from './server.ts'
 
 export interface TikTokBatch {
@@ -37,7 +38,6 @@ export interface FakeTikTokOptions {
 const EVENT_SOURCES = new Set(['web', 'app', 'offline', 'crm'])
 const HASHED_USER_KEYS = ['email', 'phone', 'external_id']
 const PLAIN_USER_KEYS = ['ttclid', 'ttp', 'ip', 'user_agent', 'locale']
-const SHA256_HEX = /^[0-9a-f]{64}$/
 const DAY_S = 86_400
 /** How far in the future event_time may be (clock skew). */
 const FUTURE_SKEW_S = 10 * 60
@@ -78,8 +78,8 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     const token = request.headers['access-token']
     if (!token) return tiktokErrors.missingToken()
     if (token !== accessToken) return tiktokErrors.invalidToken()
-    const body = parseJson(request.body)
-    if (!isObject(body)) return tiktokErrors.invalidParameter('The request body must be a JSON object.')
+    const body = jsonBody(request)
+    if (!body) return tiktokErrors.invalidParameter('The request body must be a JSON object.')
     if (body.event_source_id !== undefined && body.event_source_id !== pixelCode) return tiktokErrors.noPermission(String(body.event_source_id))
     const problem = checkBody(body, now() / 1000)
     if (problem) return tiktokErrors.invalidParameter(problem)
@@ -134,7 +134,7 @@ function checkUser(user: unknown): string | undefined {
     const value = user[key]
     if (value === undefined) continue
     const values = Array.isArray(value) ? value : [value]
-    if (values.length === 0 || !values.every((item) => typeof item === 'string' && SHA256_HEX.test(item))) {
+    if (values.length === 0 || !values.every(isSha256Hex)) {
       return `Invalid value for user.${key}: must be hashed with SHA-256 (64 lowercase hex characters).`
     }
   }
@@ -161,17 +161,4 @@ function checkProperties(properties: unknown): string | undefined {
     }
   }
   return undefined
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
 }

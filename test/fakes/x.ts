@@ -7,6 +7,7 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { X_ADS_API_VERSION } from '../../adapters/ads/x/version.ts'
+import { isObject, isSha256Hex, parseJson, reply } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface XBatch {
@@ -42,7 +43,7 @@ const TIMESTAMP_SKEW_S = 300
 
 /** X's error envelope: `{ errors: [{ code, message, parameter? }], request: { params } }`. */
 export function xError(status: number, errors: XErrorItem[], params: Record<string, unknown> = {}, headers?: Record<string, string>): FakeReply {
-  return { status, body: { errors, request: { params } }, ...(headers ? { headers } : {}) }
+  return reply(status, { errors, request: { params } }, headers)
 }
 
 /** X's answers for failures a test can queue. */
@@ -141,7 +142,6 @@ function rfc3986(value: string): string {
 
 export interface XErrorItem { code: string, message: string, parameter?: string }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
 const X_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const CONVERSION_KEYS = new Set(['conversion_time', 'event_id', 'identifiers', 'number_items', 'price_currency', 'value', 'conversion_id', 'description', 'contents'])
 const IDENTIFIER_KEYS = new Set(['twclid', 'hashed_email', 'hashed_phone_number', 'ip_address', 'user_agent'])
@@ -195,7 +195,7 @@ function checkIdentifiers(identifiers: unknown): XErrorItem[] {
     for (const [key, value] of Object.entries(identifier)) {
       if (!IDENTIFIER_KEYS.has(key)) errors.push(invalid(`Unknown identifier ${key}`, key))
       else if (typeof value !== 'string') errors.push(invalid(`${key} must be a string`, key))
-      else if ((key === 'hashed_email' || key === 'hashed_phone_number') && !SHA256_HEX.test(value)) errors.push(invalid(`${key} (${value}) is not a valid SHA-256 hash`, key))
+      else if ((key === 'hashed_email' || key === 'hashed_phone_number') && !isSha256Hex(value)) errors.push(invalid(`${key} (${value}) is not a valid SHA-256 hash`, key))
     }
   }
   const matchable = identifiers.some((identifier) => MATCH_KEYS.some((key) => typeof identifier[key] === 'string' && identifier[key] !== ''))
@@ -220,17 +220,4 @@ function invalid(message: string, parameter: string): XErrorItem {
 
 function positiveInteger(value: unknown): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value > 0
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
 }

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AuthContext } from '../../../core/registry.ts'
+import { parseJsonObject } from '../shared/helpers.ts'
 import type { GoogleAdsOptions } from './index.ts'
 
 /** Renew this long before Google's expiry, so a token is never sent in its last minute. */
@@ -71,7 +72,7 @@ async function exchangeRefreshToken(options: AuthOptions, ctx: AuthContext): Pro
     throw new GoogleOAuthError(`Google OAuth token request to ${url} failed: ${error instanceof Error ? error.message : String(error)}`, { status: null, retryable: true }, { cause: error })
   }
   const text = await response.text().catch(() => '')
-  const body = parseJson(text)
+  const body = parseJsonObject(text)
   if (response.ok && typeof body?.access_token === 'string' && body.access_token) {
     const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in)
     return { accessToken: body.access_token, expiresIn: Number.isFinite(expiresIn) ? expiresIn : 0 }
@@ -95,14 +96,4 @@ const HINTS: Record<string, string> = {
   invalid_grant: 'generate a new refresh token; one from a Cloud project whose OAuth consent screen is in "Testing" expires after 7 days',
   invalid_client: 'check clientId and clientSecret, and that the refresh token was issued to that client',
   unauthorized_client: 'the refresh token was issued to another OAuth client',
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : undefined
-  }
-  catch {
-    return undefined
-  }
 }

@@ -3,6 +3,7 @@
  * Field names are the REST (lowerCamelCase) names of google/ads/googleads/v26/services/conversion_upload_service.proto.
  */
 import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import type { GoogleAdsOptions } from './index.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 
@@ -110,8 +111,6 @@ function toClickId(event: ConversionEvent): Pick<ClickConversion, 'gclid' | 'gbr
   return {}
 }
 
-const SHA256_HEX = /^[a-f0-9]{64}$/
-
 /**
  * Hashed email (Google's normalisation: gmail dots removed) and phone (E.164 with "+"): the only identifiers click
  * uploads accept. Only well-formed hashes leave, never anything else, and none when the visitor denied ad user data.
@@ -120,7 +119,7 @@ function toUserIdentifiers(event: ConversionEvent): UserIdentifier[] {
   if (event.consent.adUserData === 'denied') return []
   const { emailGoogle, phoneE164 } = event.identity
   const identifiers: UserIdentifier[] = []
-  if (emailGoogle && SHA256_HEX.test(emailGoogle)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedEmail: emailGoogle })
-  if (phoneE164 && SHA256_HEX.test(phoneE164)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedPhoneNumber: phoneE164 })
+  if (isSha256Hex(emailGoogle)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedEmail: emailGoogle })
+  if (isSha256Hex(phoneE164)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedPhoneNumber: phoneE164 })
   return identifiers
 }

@@ -6,6 +6,7 @@
  * status, details}}`.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { bodySnippet, isObject, isRetryableStatus, parseJson, retry, retryAfterMs } from '../shared/helpers.ts'
 
 interface GoogleAdsError {
   errorCode?: Record<string, string>
@@ -77,17 +78,17 @@ function fromRequestError(response: PlatformResponse, body: unknown): DeliveryOu
   const error = (Array.isArray(body) ? body[0] : body) as { error?: RpcStatus } | undefined
   const status = isObject(error?.error) ? error.error : undefined
   const errors = status ? adsErrors(status) : []
+  const excerpt = bodySnippet(response.body)
   const message = status
     ? [`${status.status ?? `HTTP ${response.status}`}: ${status.message ?? 'no message'}`, ...errors.map(describe)].join('; ')
-    : `HTTP ${response.status}${snippet(response.body)}`
+    : `HTTP ${response.status}${excerpt ? `: ${excerpt}` : ''}`
   const transient = errors.length > 0 && errors.every((e) => isTransient(codeOf(e)))
 
   if (response.status === 429 || status?.status === 'RESOURCE_EXHAUSTED') {
-    const retryAfterMs = retryAfterHeader(response.headers) ?? retryDelay(status, errors)
-    return { status: 'retry', message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) }
+    return retry(message, retryAfterMs(response.headers) ?? retryDelay(status, errors))
   }
-  if (response.status >= 500 && response.status !== 501) return { status: 'retry', message, ...optionalRetryAfter(response.headers) }
-  if ([408, 409, 423].includes(response.status) || transient) return { status: 'retry', message, ...optionalRetryAfter(response.headers) }
+  // Google answers a concurrency conflict (ABORTED) with 409: retried even without Retry-After.
+  if (isRetryableStatus(response.status, response.headers) || response.status === 409 || transient) return retry(message, retryAfterMs(response.headers))
   return { status: 'rejected', message }
 }
 
@@ -115,19 +116,6 @@ function describe(error: GoogleAdsError): string {
   return code === 'unknown' ? error.message ?? 'unknown error' : `${code}: ${error.message ?? ''}`.trim()
 }
 
-/** Retry-After in seconds or as an HTTP date. */
-function retryAfterHeader(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
-}
-function optionalRetryAfter(headers: Headers): { retryAfterMs?: number } {
-  const ms = retryAfterHeader(headers)
-  return ms === undefined ? {} : { retryAfterMs: ms }
-}
-
 /** Google's own hint: QuotaErrorDetails.retryDelay on an error, or a google.rpc.RetryInfo detail ("30s", "1.5s"). */
 function retryDelay(status: RpcStatus | undefined, errors: GoogleAdsError[]): number | undefined {
   const delays = [
@@ -139,22 +127,4 @@ function retryDelay(status: RpcStatus | undefined, errors: GoogleAdsError[]): nu
     if (match) return Math.round(Number(match[1]) * 1000)
   }
   return undefined
-}
-
-function snippet(body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `: ${text}` : ''
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AuthContext } from '../../../core/registry.ts'
+import { parseJsonObject } from '../shared/helpers.ts'
 import type { LinkedInOptions } from './index.ts'
 
 /** Renew this long before LinkedIn's expiry, so a token is never sent in its last minutes. */
@@ -72,7 +73,7 @@ async function exchangeRefreshToken(options: RefreshOptions, ctx: AuthContext): 
     throw new LinkedInOAuthError(`LinkedIn token request to ${url} failed: ${error instanceof Error ? error.message : String(error)}`, { status: null, retryable: true }, { cause: error })
   }
   const text = await response.text().catch(() => '')
-  const body = parseJson(text)
+  const body = parseJsonObject(text)
   if (response.ok && typeof body?.access_token === 'string' && body.access_token) {
     // A token without rw_conversions would fail every upload with 403; say so once, here.
     if (typeof body.scope === 'string' && body.scope && !body.scope.split(/[\s,]+/).includes('rw_conversions')) {
@@ -103,14 +104,4 @@ function hintFor(error: string, description: string): string | undefined {
   if (error === 'invalid_client') return 'check clientId and clientSecret in the LinkedIn Developer Portal → your app → Auth'
   if (error === 'unauthorized_client') return 'programmatic refresh tokens are only issued to approved Marketing Developer Platform apps; use accessToken instead'
   return undefined
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : undefined
-  }
-  catch {
-    return undefined
-  }
 }

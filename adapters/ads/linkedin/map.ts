@@ -5,6 +5,7 @@
  */
 import type { ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
 import { sha256Hex } from '../../../core/identity/hash.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import type { LinkedInOptions } from './index.ts'
 import { LINKEDIN_API_VERSION } from './version.ts'
 
@@ -28,7 +29,6 @@ export class LinkedInMappingError extends Error {
 }
 
 const RULE_URN = 'urn:lla:llaPartnerConversion:'
-const SHA256_HEX = /^[a-f0-9]{64}$/
 const CURRENCY = /^[A-Z]{3}$/
 /** LinkedIn keeps eventId to 64 characters (Salesforce's connector reference; README "Decisions"). */
 const MAX_EVENT_ID_LENGTH = 64
@@ -66,7 +66,7 @@ export function toElement(event: ConversionEvent, options: LinkedInOptions): Con
     user: {
       userIds: toUserIds(event),
       // An opaque id LinkedIn ties to the member it matched; the digest stands in for the integrator's id.
-      ...(externalId && SHA256_HEX.test(externalId) ? { externalIds: [externalId] } : {}),
+      ...(isSha256Hex(externalId) ? { externalIds: [externalId] } : {}),
     },
   }
 }
@@ -105,7 +105,7 @@ function ruleFor(standardEvent: StandardEvent, options: LinkedInOptions): string
 function toUserIds(event: ConversionEvent): ConversionEventElement['user']['userIds'] {
   const userIds: ConversionEventElement['user']['userIds'] = []
   const { email } = event.identity
-  if (email && SHA256_HEX.test(email)) userIds.push({ idType: 'SHA256_EMAIL', idValue: email })
+  if (isSha256Hex(email)) userIds.push({ idType: 'SHA256_EMAIL', idValue: email })
   const liFatId = event.clickIds.li_fat_id?.trim()
   if (liFatId) userIds.push({ idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: liFatId })
   return userIds

@@ -6,6 +6,7 @@
  * Events map.ts left out (unsendableReason) are rejected on their own. Classification table: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 import { unsendableReason } from './map.ts'
 import { LINKEDIN_API_VERSION } from './version.ts'
 
@@ -22,14 +23,14 @@ export function parseConversionEventsResponse(response: PlatformResponse, events
 /** One outcome per element of the request. */
 function classify(response: PlatformResponse, count: number): DeliveryOutcome[] {
   const { status, headers } = response
-  const body = parseJson(response.body)
+  const body = parseJsonObject(response.body)
   if (status >= 200 && status < 300) {
     // LinkedIn took the request; an element without its own entry counts as created, never re-sent (no CAPI-side dedup is documented).
     const elements = Array.isArray(body?.elements) ? body.elements as BatchElement[] : []
     return Array.from({ length: count }, (_, i) => fromElement(elements[i]))
   }
-  const error = isObject(body) && (typeof body.message === 'string' || typeof body.code === 'string') ? body as RestLiError : undefined
-  const message = error ? describe(status, error) : describeHttp(status, response.body)
+  const error = body && (typeof body.message === 'string' || typeof body.code === 'string') ? body as RestLiError : undefined
+  const message = error ? describe(status, error) : describeHttp('LinkedIn', status, response.body)
   const rows = status === 422 || status === 400 ? failedRows(error?.message ?? '') : undefined
   if (rows && [...rows.keys()].every((row) => row < count)) {
     return Array.from({ length: count }, (_, i) => {
@@ -50,17 +51,12 @@ function fromElement(element: BatchElement | undefined): DeliveryOutcome {
 }
 
 function fromRequestError(status: number, headers: Headers, error: RestLiError | undefined, message: string): DeliveryOutcome {
-  if (status === 429) {
-    const after = retryAfterMs(headers) ?? (/\bDAY limit\b/i.test(error?.message ?? '') ? untilUtcMidnight(headers) : undefined)
-    return { status: 'retry', message, ...(after === undefined ? {} : { retryAfterMs: after }) }
-  }
+  if (status === 429) return retry(message, retryAfterMs(headers) ?? (/\bDAY limit\b/i.test(error?.message ?? '') ? untilUtcMidnight(headers) : undefined))
   const hint = authHint(status, error?.code)
   if (hint) return { status: 'rejected', message: `${message}. ${hint}` }
   // LinkedIn's CONFLICT says "A write conflict occurred. Retry the request."
-  const retryable = status === 408 || status === 423 || (status === 409 && (headers.has('retry-after') || error?.code === 'CONFLICT')) || (status >= 500 && status !== 501)
-  if (!retryable) return { status: 'rejected', message }
-  const after = retryAfterMs(headers)
-  return { status: 'retry', message, ...(after === undefined ? {} : { retryAfterMs: after }) }
+  const retryable = isRetryableStatus(status, headers) || (status === 409 && error?.code === 'CONFLICT')
+  return retryable ? retry(message, retryAfterMs(headers)) : { status: 'rejected', message }
 }
 
 /**
@@ -104,43 +100,10 @@ function describe(status: number, error: RestLiError): string {
   return `LinkedIn${id ? ` ${id}` : ''} (HTTP ${status}): ${error.message?.trim() || 'no message'}`
 }
 
-function describeHttp(status: number, body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `LinkedIn answered HTTP ${status}: ${text}` : `LinkedIn answered HTTP ${status} with an empty body`
-}
-
-/** Retry-After in seconds, or an HTTP date measured from the response's Date. */
-function retryAfterMs(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+$/.test(value)) return Number(value) * 1000
-  const at = Date.parse(value)
-  return Number.isNaN(at) ? undefined : Math.max(0, at - sentAt(headers))
-}
-
 /** LinkedIn's daily limits reset at midnight UTC. */
 function untilUtcMidnight(headers: Headers): number {
-  const now = sentAt(headers)
+  const now = answeredAt(headers)
   const midnight = new Date(now)
   midnight.setUTCHours(24, 0, 0, 0)
   return midnight.getTime() - now
-}
-
-function sentAt(headers: Headers): number {
-  const date = Date.parse(headers.get('date') ?? '')
-  return Number.isNaN(date) ? Date.now() : date
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text)
-    return isObject(value) ? value : undefined
-  }
-  catch {
-    return undefined
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -4,6 +4,7 @@
  * places it under Meta's keys. Decisions and sources: README.md.
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { META_API_VERSION } from './version.ts'
 
 export const META_GRAPH_URL = 'https://graph.facebook.com'
@@ -40,8 +41,6 @@ const HASHED_KEYS = [
   ['country', 'country'],
   ['external_id', 'externalId'],
 ] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
-
-const SHA256_HEX = /^[0-9a-f]{64}$/
 
 type UserData = Record<string, string | string[]>
 
@@ -89,7 +88,7 @@ function toUserData(event: ConversionEvent): UserData {
   const userData: UserData = {}
   for (const [key, field] of HASHED_KEYS) {
     const value = event.identity[field]
-    if (value !== undefined && SHA256_HEX.test(value)) userData[key] = [value]
+    if (isSha256Hex(value)) userData[key] = [value]
   }
   if (event.ip) userData.client_ip_address = event.ip
   if (event.userAgent) userData.client_user_agent = event.userAgent

@@ -4,6 +4,7 @@
  * for lack of customer information are rejected on their own. Codes and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 import { isMatchable } from './map.ts'
 
 /** Graph error body: `{ error: { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, is_transient } }`. */
@@ -38,52 +39,33 @@ export function classifyMetaResponse(response: PlatformResponse): DeliveryOutcom
   const { status, headers } = response
   if (status >= 200 && status < 300) return { status: 'sent' }
   const error = readGraphError(response.body)
-  const message = error ? describeGraphError(status, error) : describeHttp(status, response.body)
+  const message = error ? describeGraphError(status, error) : describeHttp('Meta', status, response.body)
   const code = error?.code
-  if (status === 429 || (code !== undefined && THROTTLED.has(code))) return retry(message, headers)
-  if (error?.is_transient === true || (code !== undefined && TRANSIENT.has(code))) return retry(message, headers)
+  if (status === 429 || (code !== undefined && THROTTLED.has(code))) return retry(message, metaRetryAfterMs(headers))
+  if (error?.is_transient === true || (code !== undefined && TRANSIENT.has(code))) return retry(message, metaRetryAfterMs(headers))
   if (code !== undefined) {
     const hint = authHint(code)
     if (hint) return { status: 'rejected', message: `${message}. ${hint}` }
   }
-  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
-  return retryable ? retry(message, headers) : { status: 'rejected', message }
+  return isRetryableStatus(status, headers) ? retry(message, metaRetryAfterMs(headers)) : { status: 'rejected', message }
 }
 
 /**
  * Milliseconds to wait: `Retry-After` (seconds, or an HTTP date measured from the response's `Date`), else
  * the largest `estimated_time_to_regain_access` (minutes) in Meta's `X-Business-Use-Case-Usage` header.
  */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const retryAfter = headers.get('retry-after')?.trim()
-  if (retryAfter) {
-    if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000
-    const at = Date.parse(retryAfter)
-    if (!Number.isNaN(at)) {
-      const sent = Date.parse(headers.get('date') ?? '')
-      return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
-    }
-  }
+export function metaRetryAfterMs(headers: Headers): number | undefined {
+  const after = retryAfterMs(headers)
+  if (after !== undefined) return after
   const minutes = regainAccessMinutes(headers.get('x-business-use-case-usage'))
   return minutes > 0 ? minutes * 60_000 : undefined
 }
 
 // --- internal ---
 
-function retry(message: string, headers: Headers): DeliveryOutcome {
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
 function readGraphError(body: string): GraphError | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    const error = (parsed as { error?: unknown } | null)?.error
-    return typeof error === 'object' && error !== null ? error as GraphError : undefined
-  }
-  catch {
-    return undefined
-  }
+  const error = parseJsonObject(body)?.error
+  return typeof error === 'object' && error !== null ? error as GraphError : undefined
 }
 
 function describeGraphError(status: number, error: GraphError): string {
@@ -92,11 +74,6 @@ function describeGraphError(status: number, error: GraphError): string {
   const user = [error.error_user_title, error.error_user_msg].filter(Boolean).join(': ')
   const text = [error.message, user].filter(Boolean).join(' – ') || 'no message'
   return `${head}: ${text}${error.fbtrace_id ? ` [fbtrace_id ${error.fbtrace_id}]` : ''}`
-}
-
-function describeHttp(status: number, body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `Meta answered HTTP ${status}: ${text}` : `Meta answered HTTP ${status} with an empty body`
 }
 
 /** What the operator must fix for errors no retry can cure: the token (102, 190) or its permissions (10, 200-299). */

@@ -4,6 +4,7 @@
  * hashed (core/identity); this file only places it under Microsoft's keys. Decisions and sources: README.md.
  */
 import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { MICROSOFT_ADS_API_VERSION } from './version.ts'
 
 export const UET_CAPI_URL = 'https://capi.uet.microsoft.com'
@@ -157,17 +158,14 @@ export function toMsclkid(raw: string | undefined): string | undefined {
   return value || undefined
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
-const isHash = (value: string | undefined): value is string => value !== undefined && SHA256_HEX.test(value)
-
 /** Hashed identifiers only when ad user data is not denied, and only well-formed digests; click id, IP and browser as given. */
 function toUserData(event: ConversionEvent): UetUserData {
   const userData: UetUserData = {}
   if (event.consent.adUserData !== 'denied') {
     const { emailMicrosoft, phoneE164, externalId } = event.identity
-    if (isHash(emailMicrosoft)) userData.em = emailMicrosoft
-    if (isHash(phoneE164)) userData.ph = phoneE164
-    if (isHash(externalId)) userData.externalId = externalId
+    if (isSha256Hex(emailMicrosoft)) userData.em = emailMicrosoft
+    if (isSha256Hex(phoneE164)) userData.ph = phoneE164
+    if (isSha256Hex(externalId)) userData.externalId = externalId
   }
   const msclkid = toMsclkid(event.clickIds.msclkid)
   if (msclkid) userData.msclkid = msclkid

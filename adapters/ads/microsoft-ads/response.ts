@@ -5,6 +5,7 @@
  * A 400 means no event was processed; 401 is a wrong token. Bodies and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { describeHttp, outcomeByStatus, parseJsonObject } from '../shared/helpers.ts'
 
 /** One entry of `error.details`; Microsoft lists at most the first 10 errors and warnings. */
 export interface UetErrorDetail {
@@ -27,7 +28,7 @@ const AUTH_HINT = 'Check apiToken and tagId: the token is the Conversions API to
 const TOO_OLD_HINT = 'Microsoft takes events up to 7 days old; import older conversions as offline conversions'
 
 export function fromUetResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
-  const answer = readAnswer(response.body)
+  const answer = parseJsonObject(response.body) as UetAnswer | undefined
   if (response.status >= 200 && response.status < 300) return fromProcessed(answer, events.length)
   const outcome = classifyFailure(response, answer)
   const failures = failuresByEvent(answer, events.length)
@@ -59,36 +60,12 @@ function fromProcessed(answer: UetAnswer | undefined, count: number): DeliveryOu
 /** The outcome of a non-2xx answer for the events it carried. */
 export function classifyFailure(response: PlatformResponse, answer: UetAnswer | undefined): DeliveryOutcome {
   const { status, headers } = response
-  const message = answer?.error ? describeError(status, answer) : describeHttp(status, response.body)
+  const message = answer?.error ? describeError(status, answer) : describeHttp('Microsoft UET CAPI', status, response.body)
   if (status === 401 || status === 403 || answer?.error?.code === 'Unauthorized') return { status: 'rejected', message: `${message.replace(/\.$/, '')}. ${AUTH_HINT}` }
-  const retryable = status === 429 || status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
-  if (!retryable) return { status: 'rejected', message }
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
-/** `Retry-After` in seconds, or an HTTP date measured from the response's `Date`. */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) return undefined
-  const sent = Date.parse(headers.get('date') ?? '')
-  return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+  return outcomeByStatus(status, headers, message)
 }
 
 // --- internal ---
-
-function readAnswer(body: string): UetAnswer | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as UetAnswer : undefined
-  }
-  catch {
-    return undefined
-  }
-}
 
 /** Errors (not warnings) that name an event of this request, grouped by its index. */
 function failuresByEvent(answer: UetAnswer | undefined, count: number): Map<number, UetErrorDetail[]> {
@@ -117,11 +94,6 @@ function describeError(status: number, answer: UetAnswer): string {
   const general = (Array.isArray(details) ? details : []).filter((d) => typeof d === 'object' && d !== null && typeof d.index !== 'number')
   const extra = general.length > 0 ? ` (${describeDetails(general)})` : ''
   return `Microsoft UET CAPI ${code ?? 'error'} (HTTP ${status}): ${message ?? 'no message'}${extra}${traceOf(answer)}`
-}
-
-function describeHttp(status: number, body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `Microsoft UET CAPI answered HTTP ${status}: ${text}` : `Microsoft UET CAPI answered HTTP ${status} with an empty body`
 }
 
 function traceOf(answer: UetAnswer | undefined): string {

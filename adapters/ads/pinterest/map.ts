@@ -4,6 +4,7 @@
  * this file only places it under Pinterest's keys. Decisions and sources: README.md.
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { PINTEREST_API_VERSION } from './version.ts'
 
 export const PINTEREST_API_URL = 'https://api.pinterest.com'
@@ -59,8 +60,6 @@ const HASHED_KEYS = [
   ['external_id', 'externalId'],
 ] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
-
 /** Thrown by toRequest for a standard event the site does not send to Pinterest: skipReason must filter it first. */
 export class PinterestMappingError extends Error {
   override name = 'PinterestMappingError'
@@ -90,8 +89,7 @@ export const UNMATCHABLE_REASON = 'no hashed email and not both IP address and u
  * `client_ip_address` + `client_user_agent` pair. Other events stay out of the request; response.ts rejects them.
  */
 export function isMatchable(event: ConversionEvent): boolean {
-  const email = event.identity.email
-  return (email !== undefined && SHA256_HEX.test(email)) || (Boolean(event.ip) && Boolean(event.userAgent))
+  return isSha256Hex(event.identity.email) || (Boolean(event.ip) && Boolean(event.userAgent))
 }
 
 export function eventNameFor(standardEvent: StandardEvent, options: PinterestOptions): PinterestEventName | undefined {
@@ -126,7 +124,7 @@ function toUserData(event: ConversionEvent): Record<string, string | string[]> {
   const userData: Record<string, string | string[]> = {}
   for (const [key, field] of HASHED_KEYS) {
     const value = event.identity[field]
-    if (value !== undefined && SHA256_HEX.test(value)) userData[key] = [value]
+    if (isSha256Hex(value)) userData[key] = [value]
   }
   if (event.ip) userData.client_ip_address = event.ip
   if (event.userAgent) userData.client_user_agent = event.userAgent

@@ -5,6 +5,7 @@
  * for the whole request. Events map.ts kept out of the request are rejected on their own. Sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { describeHttp, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 import { UNMATCHABLE_REASON, isMatchable } from './map.ts'
 
 /** Pinterest's error body: `{ code, message }`; a 422 adds `details` with the per-event results. */
@@ -30,29 +31,17 @@ export function fromPinterestResponse(response: PlatformResponse, events: readon
 /** One outcome for each of the `count` events the request carried, in order. */
 export function classifyPinterestResponse(response: PlatformResponse, count: number): DeliveryOutcome[] {
   const { status, headers } = response
-  const body = parseJson(response.body)
+  const body = parseJsonObject(response.body)
   const all = (outcome: DeliveryOutcome) => Array.from({ length: count }, () => outcome)
 
-  if (status >= 200 && status < 300) return perEvent(isObject(body) ? body as EventsResult : {}, count, { status: 'sent' }, '')
-  const error = isObject(body) ? body as PinterestError : undefined
-  const message = error?.message !== undefined || error?.code !== undefined ? describeError(status, error) : describeHttp(status, response.body)
+  if (status >= 200 && status < 300) return perEvent((body ?? {}) as EventsResult, count, { status: 'sent' }, '')
+  const error = body as PinterestError | undefined
+  const message = error?.message !== undefined || error?.code !== undefined ? describeError(status, error) : describeHttp('Pinterest', status, response.body)
   if (status === 422 && isObject(error?.details)) return perEvent(error.details, count, { status: 'rejected', message }, `${message} – `)
-  if (status === 429 || error?.code === RATE_LIMITED) return all(retry(message, headers))
+  if (status === 429 || error?.code === RATE_LIMITED) return all(retry(message, retryAfterMs(headers)))
   if (status === 401) return all({ status: 'rejected', message: withHint(message, TOKEN_HINT) })
   if (status === 403) return all({ status: 'rejected', message: withHint(message, ACCESS_HINT) })
-  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
-  return all(retryable ? retry(message, headers) : { status: 'rejected', message })
-}
-
-/** Milliseconds to wait from `Retry-After`: seconds, or an HTTP date measured from the response's `Date`. */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) return undefined
-  const sent = Date.parse(headers.get('date') ?? '')
-  return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+  return all(outcomeByStatus(status, headers, message))
 }
 
 // --- internal ---
@@ -75,11 +64,6 @@ function perEvent(result: EventsResult, count: number, fallback: DeliveryOutcome
   })
 }
 
-function retry(message: string, headers: Headers): DeliveryOutcome {
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
 /** Pinterest's sentence, closed with one full stop, then what the operator must fix. */
 function withHint(message: string, hint: string): string {
   return `${message.replace(/\.?$/, '.')} ${hint}`
@@ -88,22 +72,4 @@ function withHint(message: string, hint: string): string {
 function describeError(status: number, error: PinterestError): string {
   const code = error.code === undefined ? '' : ` code ${error.code}`
   return `Pinterest${code} (HTTP ${status}): ${error.message ?? 'no message'}`
-}
-
-function describeHttp(status: number, body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `Pinterest answered HTTP ${status}: ${text}` : `Pinterest answered HTTP ${status} with an empty body`
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  }
-  catch {
-    return undefined
-  }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -5,6 +5,7 @@
  */
 import type { Channel, ConversionEvent, PlatformRequest } from '../../../core/delivery/types.ts'
 import { sha256Hex } from '../../../core/identity/hash.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { redditEventFor, takesItems, takesValue, type RedditEventMapping, type RedditEventType } from './events.ts'
 import { REDDIT_API_VERSION } from './version.ts'
 
@@ -34,7 +35,6 @@ export const ACTION_SOURCE = {
 
 /** Reddit's v3 default user agents are throttled ("Your user agent was automatically ratelimited"). */
 const USER_AGENT = 'dcgate (Reddit Conversions API adapter)'
-const SHA256_HEX = /^[0-9a-f]{64}$/
 
 /** Thrown by toRequest for an event whose standard event the site switched off: filter with skipReason first. */
 export class RedditMappingError extends Error {
@@ -131,9 +131,9 @@ function toUser(event: ConversionEvent): User {
   const { emailReddit, phoneE164, externalId } = event.identity
   const online = event.channel !== 'in_store'
   const user: User = {}
-  if (emailReddit && SHA256_HEX.test(emailReddit)) user.email = emailReddit
-  if (phoneE164 && SHA256_HEX.test(phoneE164)) user.phone_number = phoneE164
-  if (externalId && SHA256_HEX.test(externalId)) user.external_id = externalId
+  if (isSha256Hex(emailReddit)) user.email = emailReddit
+  if (isSha256Hex(phoneE164)) user.phone_number = phoneE164
+  if (isSha256Hex(externalId)) user.external_id = externalId
   if (online && event.ip?.trim()) user.ip_address = sha256Hex(event.ip.trim().toLowerCase())
   if (online && event.userAgent) user.user_agent = event.userAgent
   if (event.consent.adUserData === 'denied' || event.consent.adPersonalization === 'denied') user.data_processing_options = { modes: ['LDU'] }

@@ -5,6 +5,7 @@
  * for their company, are retried. Events map.ts left out for lack of a match key are rejected on their own.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { bodySnippet, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 import { NO_MATCH_KEY, isMatchable } from './map.ts'
 
 /**
@@ -32,24 +33,12 @@ export function classifyRedditResponse(response: PlatformResponse, count: number
   if (status >= 200 && status < 300) return all({ status: 'sent' })
 
   const error = readRedditError(response.body)
-  const message = `Reddit answered HTTP ${status}: ${error?.message ?? snippet(response.body)}`
-  if (status === 429) return all(retry(message, headers))
+  const message = `Reddit answered HTTP ${status}: ${error?.message ?? (bodySnippet(response.body) || 'empty body')}`
+  if (status === 429) return all(retry(message, retryAfterMs(headers)))
   if (status === 401) return all({ status: 'rejected', message: `${message}. The conversion access token is missing, wrong or revoked: generate a new one in Events Manager → Conversions API and update accessToken in the reddit destination` })
   if (status === 403) return all({ status: 'rejected', message: `${message}. The token may not post to this pixel: check pixelId (Events Manager, the pixel of this ad account) and that the token was made for it (an OAuth app token needs the adsconversions scope)` })
   if (status === 400 && error) return perEvent(error, count)
-  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
-  return all(retryable ? retry(message, headers) : { status: 'rejected', message })
-}
-
-/** Milliseconds from `Retry-After`, in seconds or as an HTTP date (measured from the response's `Date`). */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) return undefined
-  const sent = Date.parse(headers.get('date') ?? '')
-  return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+  return all(outcomeByStatus(status, headers, message))
 }
 
 // --- internal ---
@@ -73,20 +62,9 @@ function perEvent(error: RedditError, count: number): DeliveryOutcome[] {
   })
 }
 
-function retry(message: string, headers: Headers): DeliveryOutcome {
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
 function readRedditError(body: string): RedditError | undefined {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(body)
-  }
-  catch {
-    return undefined
-  }
-  if (!isObject(parsed)) return undefined
+  const parsed = parseJsonObject(body)
+  if (!parsed) return undefined
   const error = isObject(parsed.error) ? parsed.error : undefined
   const text = [error?.message, error?.reason, error?.explanation, parsed.message]
     .filter((part): part is string => typeof part === 'string' && part.length > 0)
@@ -95,13 +73,4 @@ function readRedditError(body: string): RedditError | undefined {
     .filter(isObject)
     .map((f) => ({ field: String(f.field ?? ''), message: String(f.message ?? '') }))
   return { message: [...new Set(text)].join(': '), fields }
-}
-
-function snippet(body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text || 'empty body'
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -5,6 +5,7 @@
  * Field rules, sources and decisions: README.md.
  */
 import type { ConversionEvent, ConversionItem, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { isTikTokCurrency } from './currencies.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
 
@@ -48,8 +49,6 @@ const HASHED_USER_KEYS = [
   ['phone', 'phoneE164'],
   ['external_id', 'externalId'],
 ] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
-
-const SHA256_HEX = /^[0-9a-f]{64}$/
 
 export function toTrackRequest(events: readonly ConversionEvent[], options: TikTokOptions): PlatformRequest {
   const base = (options.baseUrl ?? TIKTOK_API_URL).replace(/\/+$/, '')
@@ -102,7 +101,7 @@ function toUser(event: ConversionEvent): Record<string, string> {
   if (event.clickIds.ttclid) user.ttclid = event.clickIds.ttclid
   for (const [key, field] of HASHED_USER_KEYS) {
     const value = event.identity[field]
-    if (value !== undefined && SHA256_HEX.test(value)) user[key] = value
+    if (isSha256Hex(value)) user[key] = value
   }
   if (event.ip) user.ip = event.ip
   if (event.userAgent) user.user_agent = event.userAgent

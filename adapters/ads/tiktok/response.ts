@@ -4,6 +4,7 @@
  * whole, so every event of the request gets the same outcome. Codes and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { bodySnippet, describeHttp, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 
 /** TikTok's business-API envelope. */
 export interface TikTokEnvelope {
@@ -36,68 +37,36 @@ export function classifyTrackResponse(response: PlatformResponse): DeliveryOutco
   const envelope = readEnvelope(response.body)
   if (!envelope) {
     // A 2xx without TikTok's envelope (a proxy page) proves nothing; a retry is harmless because event_id dedups.
-    if (ok) return retry(`TikTok answered HTTP ${status} without its {code, message} body${snippet(response.body)}; sending again`, headers)
-    return fromHttpStatus(status, headers, `TikTok answered HTTP ${status}${snippet(response.body) || ' with an empty body'}`)
+    if (ok) {
+      const excerpt = bodySnippet(response.body)
+      return retry(`TikTok answered HTTP ${status} without its {code, message} body${excerpt ? `: ${excerpt}` : ''}; sending again`, retryAfterMs(headers))
+    }
+    return outcomeByStatus(status, headers, describeHttp('TikTok', status, response.body))
   }
   if (ok && ACCEPTED.has(envelope.code)) return { status: 'sent' }
 
   const message = describe(status, envelope)
-  if (status === 429 || envelope.code === THROTTLED) return retry(message, headers)
-  if (envelope.code >= SYSTEM_ERROR_FROM) return retry(message, headers)
+  if (status === 429 || envelope.code === THROTTLED) return retry(message, retryAfterMs(headers))
+  if (envelope.code >= SYSTEM_ERROR_FROM) return retry(message, retryAfterMs(headers))
   if (BAD_TOKEN.has(envelope.code)) {
     return { status: 'rejected', message: `${message}. The Events API access token is invalid, expired or revoked: generate a new one in Events Manager → the pixel → Settings → Events API → Generate Access Token, and update accessToken in the tiktok destination` }
   }
   if (envelope.code === NO_PERMISSION) {
     return { status: 'rejected', message: `${message}. The access token may not send events to this pixel: check pixelCode, and use a token generated in that pixel's own settings` }
   }
-  return fromHttpStatus(status, headers, message)
-}
-
-/** Milliseconds to wait from `Retry-After`: seconds, or an HTTP date measured from the response's `Date`. */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const value = headers.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000)
-  const at = Date.parse(value)
-  if (Number.isNaN(at)) return undefined
-  const sent = Date.parse(headers.get('date') ?? '')
-  return Math.max(0, at - (Number.isNaN(sent) ? Date.now() : sent))
+  return outcomeByStatus(status, headers, message)
 }
 
 // --- internal ---
 
-/** 429, 408, 423, 409 with Retry-After and 5xx except 501 retry; anything else is permanent. */
-function fromHttpStatus(status: number, headers: Headers, message: string): DeliveryOutcome {
-  const retryable = status === 429 || status === 408 || status === 423
-    || (status === 409 && headers.has('retry-after'))
-    || (status >= 500 && status !== 501)
-  return retryable ? retry(message, headers) : { status: 'rejected', message }
-}
-
-function retry(message: string, headers: Headers): DeliveryOutcome {
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
 function readEnvelope(body: string): TikTokEnvelope | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined
-    const code = (parsed as { code?: unknown }).code
-    return typeof code === 'number' && Number.isInteger(code) ? parsed as TikTokEnvelope : undefined
-  }
-  catch {
-    return undefined
-  }
+  const parsed = parseJsonObject(body)
+  const code = parsed?.code
+  return typeof code === 'number' && Number.isInteger(code) ? parsed as TikTokEnvelope : undefined
 }
 
 function describe(status: number, envelope: TikTokEnvelope): string {
   const text = typeof envelope.message === 'string' && envelope.message ? envelope.message : 'no message'
   const id = typeof envelope.request_id === 'string' && envelope.request_id ? ` [request_id ${envelope.request_id}]` : ''
   return `TikTok code ${envelope.code} (HTTP ${status}): ${text}${id}`
-}
-
-function snippet(body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `: ${text}` : ''
 }

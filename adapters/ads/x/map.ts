@@ -4,6 +4,7 @@
  * clock). Personal data arrives hashed (core/identity); this file only places it under X's keys. Decisions: README.md.
  */
 import type { ConversionEvent, ConversionItem, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { isSha256Hex } from '../shared/helpers.ts'
 import { X_ADS_API_VERSION } from './version.ts'
 
 export const X_ADS_API_URL = 'https://ads-api.x.com'
@@ -61,8 +62,6 @@ export class XMappingError extends Error {
   override name = 'XMappingError'
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
-
 /** The endpoint, built the same way for the request and for its OAuth signature. */
 export function conversionsUrl(options: Pick<XOptions, 'baseUrl' | 'pixelId'>): string {
   return `${options.baseUrl.replace(/\/+$/, '')}/${X_ADS_API_VERSION}/measurement/conversions/${encodeURIComponent(options.pixelId)}`
@@ -117,7 +116,7 @@ export function skipReason(event: ConversionEvent, options: XOptions): string | 
 /** Why X cannot match the event to a person, from the event alone (response.ts has no options). */
 export function matchProblem(event: ConversionEvent): string | undefined {
   if (toIdentifiers(event).length > 0) return undefined
-  if (event.consent.adUserData === 'denied' && (hashed(event.identity.email) || hashed(event.identity.phoneE164))) {
+  if (event.consent.adUserData === 'denied' && (isSha256Hex(event.identity.email) || isSha256Hex(event.identity.phoneE164))) {
     return 'no twclid, and the visitor denied ad user data, so no hashed email or phone number may go to X'
   }
   return 'no twclid, hashed email or hashed phone number for X to match (an IP address and user agent only count beside one of them)'
@@ -133,8 +132,8 @@ export function toIdentifiers(event: ConversionEvent): XIdentifier[] {
   if (twclid) identifiers.push({ twclid })
   if (event.consent.adUserData === 'denied') return identifiers
   const { email, phoneE164 } = event.identity
-  if (hashed(email)) identifiers.push({ hashed_email: email })
-  if (hashed(phoneE164)) identifiers.push({ hashed_phone_number: phoneE164 })
+  if (isSha256Hex(email)) identifiers.push({ hashed_email: email })
+  if (isSha256Hex(phoneE164)) identifiers.push({ hashed_phone_number: phoneE164 })
   const ip = event.ip?.trim()
   const userAgent = event.userAgent?.trim()
   if (identifiers.length > 0 && (ip || userAgent)) {
@@ -144,10 +143,6 @@ export function toIdentifiers(event: ConversionEvent): XIdentifier[] {
 }
 
 // --- internal ---
-
-function hashed(value: string | undefined): value is string {
-  return value !== undefined && SHA256_HEX.test(value)
-}
 
 /** Items as X contents; `content_group_id` is left out (X types it integer but shows strings: README). */
 function toContents(items: readonly ConversionItem[]): XContent[] {

@@ -5,6 +5,7 @@
  * event gets the same outcome; events map.ts kept out (nothing to match on) are rejected on their own.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
+import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
 import { matchProblem } from './map.ts'
 
 export interface XError {
@@ -27,11 +28,9 @@ export function classifyXResponse(response: PlatformResponse): DeliveryOutcome {
   const { status, headers } = response
   if (status >= 200 && status < 300) return { status: 'sent' }
   const errors = readErrors(response.body)
-  const message = errors.length > 0 ? describeErrors(status, errors) : describeHttp(status, response.body)
+  const message = errors.length > 0 ? describeErrors(status, errors) : describeHttp('X', status, response.body)
   const codes = errors.map((error) => error.code)
-  if (status === 429 || codes.includes('TOO_MANY_REQUESTS')) return retry(message, headers)
-  const retryable = status === 408 || status === 423 || (status === 409 && headers.has('retry-after')) || (status >= 500 && status !== 501)
-  if (retryable) return retry(message, headers)
+  if (codes.includes('TOO_MANY_REQUESTS') || isRetryableStatus(status, headers)) return retry(message, xRetryAfterMs(headers))
   const hint = hintFor(status, errors)
   return { status: 'rejected', message: hint ? `${message}. ${hint}` : message }
 }
@@ -40,36 +39,18 @@ export function classifyXResponse(response: PlatformResponse): DeliveryOutcome {
  * Milliseconds to wait: `Retry-After` (seconds, or an HTTP date), else X's `x-rate-limit-reset` (unix seconds when
  * the window reopens), both measured from the answer's `Date` header when it has one.
  */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const sent = Date.parse(headers.get('date') ?? '')
-  const now = Number.isNaN(sent) ? Date.now() : sent
-  const retryAfter = headers.get('retry-after')?.trim()
-  if (retryAfter) {
-    if (/^\d+$/.test(retryAfter)) return Number(retryAfter) * 1000
-    const at = Date.parse(retryAfter)
-    if (!Number.isNaN(at)) return Math.max(0, at - now)
-  }
+export function xRetryAfterMs(headers: Headers): number | undefined {
+  const after = retryAfterMs(headers)
+  if (after !== undefined) return after
   const reset = headers.get('x-rate-limit-reset')?.trim()
-  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now)
-  return undefined
+  return reset && /^\d+$/.test(reset) ? Math.max(0, Number(reset) * 1000 - answeredAt(headers)) : undefined
 }
 
 // --- internal ---
 
-function retry(message: string, headers: Headers): DeliveryOutcome {
-  const after = retryAfterMs(headers)
-  return after === undefined ? { status: 'retry', message } : { status: 'retry', message, retryAfterMs: after }
-}
-
 function readErrors(body: string): XError[] {
-  try {
-    const parsed: unknown = JSON.parse(body)
-    const errors = (parsed as { errors?: unknown } | null)?.errors
-    return Array.isArray(errors) ? errors.filter((error): error is XError => typeof error === 'object' && error !== null) : []
-  }
-  catch {
-    return []
-  }
+  const errors = parseJsonObject(body)?.errors
+  return Array.isArray(errors) ? errors.filter((error): error is XError => typeof error === 'object' && error !== null) : []
 }
 
 /** `X INVALID_PARAMETER (HTTP 400): hashed_email (abc) is not a valid SHA-256 hash [hashed_email]; ...` */
@@ -79,11 +60,6 @@ function describeErrors(status: number, errors: XError[]): string {
     return `${error.code ?? 'error'}: ${text}${error.parameter ? ` [${error.parameter}]` : ''}`
   })
   return `X answered HTTP ${status}: ${parts.join('; ')}`
-}
-
-function describeHttp(status: number, body: string): string {
-  const text = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200)
-  return text ? `X answered HTTP ${status}: ${text}` : `X answered HTTP ${status} with an empty body`
 }
 
 /** What the operator must fix for answers no retry can cure. */
