@@ -7,9 +7,16 @@ import microsoftAds from './ads/microsoft-ads/index.ts'
 import reddit from './ads/reddit/index.ts'
 import pinterest from './ads/pinterest/index.ts'
 import x from './ads/x/index.ts'
+import shopify from './sources/shopify/index.ts'
+import woocommerce from './sources/woocommerce/index.ts'
+import stripe from './sources/stripe/index.ts'
+import automationTools from './sources/automation/index.ts'
 
 /**
  * Every adapter dcgate ships, registered explicitly (no code generation). A meta-test fails when a
- * folder under adapters/ads, adapters/crm or adapters/sources is missing here.
+ * definition exported by a folder under adapters/ads, adapters/crm or adapters/sources is missing here.
  */
-export const adapters: readonly AnyDefinition[] = [meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x]
+export const adapters: readonly AnyDefinition[] = [
+  meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x,
+  shopify, woocommerce, stripe, ...automationTools,
+]

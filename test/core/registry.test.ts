@@ -85,17 +85,34 @@ describe('shipped adapters', () => {
   /** Folders that hold code the adapters share, not an adapter: exempt by name, every other folder is checked. */
   const NOT_ADAPTERS: Record<string, readonly string[]> = { ads: ['shared'] }
 
-  // Registration is an explicit list; this fails when a folder is added but not registered.
-  it('registers every folder under adapters/ads, adapters/crm and adapters/sources', () => {
+  // Registration is an explicit list; this fails when a folder is added but not registered. A folder's index.ts
+  // default-exports its definition, or an array of them (adapters/sources/automation: zapier, make, n8n).
+  it('registers every definition of every folder under adapters/ads, adapters/crm and adapters/sources', async () => {
     const root = new URL('../../adapters/', import.meta.url)
     const kinds = { ads: 'ad-platform', crm: 'crm-poller', sources: 'intake-source' } as const
     for (const [folder, kind] of Object.entries(kinds)) {
       const dir = new URL(`${folder}/`, root)
       const names = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS[folder]?.includes(d.name)).map((d) => d.name) : []
       for (const name of names) {
-        const registered = adapters.some((a) => a.kind === kind && a.name.replace(/_/g, '-') === name)
-        expect(registered, `adapters/${folder}/${name} is not in adapters/index.ts`).toBe(true)
+        const exported = (await import(new URL(`${name}/index.ts`, dir).href) as { default: unknown }).default
+        const definitions = (Array.isArray(exported) ? exported : [exported]) as { kind: string }[]
+        expect(definitions.length, `adapters/${folder}/${name}/index.ts exports no definition`).toBeGreaterThan(0)
+        for (const definition of definitions) {
+          expect(definition.kind, `adapters/${folder}/${name}`).toBe(kind)
+          expect(adapters.includes(definition as never), `adapters/${folder}/${name} is not in adapters/index.ts`).toBe(true)
+        }
       }
+    }
+  })
+
+  // Every intake source runs the shared contract suite too.
+  it('gives every folder under adapters/sources a test that runs the intake-source contract suite', () => {
+    const dir = new URL('../../adapters/sources/', import.meta.url)
+    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []
+    for (const folder of folders) {
+      const suite = new URL(`../sources/${folder}.test.ts`, import.meta.url)
+      expect(existsSync(suite), `test/sources/${folder}.test.ts is missing`).toBe(true)
+      expect(readFileSync(suite, 'utf8'), `test/sources/${folder}.test.ts does not call testIntakeSource`).toMatch(/testIntakeSource(<[^>]*>)?\(/)
     }
   })
 

@@ -1,0 +1,42 @@
+/**
+ * Click and browser ids found in a webhook: in a landing-page URL's query string, or in name/value pairs a
+ * storefront script saved with the order (Shopify note_attributes, WooCommerce meta_data, Stripe metadata).
+ * Names match case-insensitively and with or without leading underscores, so cookie names (`_fbc`, `_fbp`)
+ * work as well as query parameters (`gclid`).
+ */
+const NAMES = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'dc_session_id'] as const
+const BY_KEY = new Map<string, string>(NAMES.map((name) => [name.toLowerCase(), name]))
+
+/** Cookies whose name is not the id's name: Microsoft UET keeps msclkid in `_uetmsclkid`, Google in `_gcl_aw` as GCL.<time>.<gclid>. */
+const COOKIES = new Map<string, { name: string, read: (value: string) => string | undefined }>([
+  ['uetmsclkid', { name: 'msclkid', read: (value) => value }],
+  ['gcl_aw', { name: 'gclid', read: (value) => value.split('.').slice(2).join('.') || undefined }],
+])
+
+export type ClickIdRecord = Record<string, string>
+
+/** The first usable value of each known id among the pairs. */
+export function clickIdsFrom(pairs: Iterable<readonly [string, unknown]>): ClickIdRecord {
+  const found: ClickIdRecord = {}
+  for (const [rawName, rawValue] of pairs) {
+    if (typeof rawValue !== 'string') continue
+    const key = rawName.trim().replace(/^_+/, '').toLowerCase()
+    const cookie = COOKIES.get(key)
+    const name = cookie?.name ?? BY_KEY.get(key)
+    const value = rawValue.trim()
+    const id = cookie ? cookie.read(value) : value
+    if (name && id && id.length <= 2048 && !found[name]) found[name] = id
+  }
+  return found
+}
+
+/** Ids in a URL's query string; the URL may be relative (`/products/x?gclid=…`, as Shopify's landing_site). */
+export function clickIdsFromUrl(url: unknown): ClickIdRecord {
+  if (typeof url !== 'string' || !url.includes('?')) return {}
+  try {
+    return clickIdsFrom(new URL(url, 'https://landing.invalid/').searchParams)
+  }
+  catch {
+    return {}
+  }
+}

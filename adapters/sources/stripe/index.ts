@@ -1,0 +1,33 @@
+import * as v from 'valibot'
+import { defineIntakeSource } from '../../../core/registry.ts'
+import { readJsonObject } from '../json-body.ts'
+import { eventSchema, sourceOptions } from '../options.ts'
+import { headerValue } from '../signature.ts'
+import { toStripeResult } from './map.ts'
+import { verifyStripeSignature } from './signature.ts'
+
+const SIGNATURE_HEADER = ['Stripe-Signature'] as const
+
+/** `sites[].sources.stripe`. */
+const options = sourceOptions({
+  signingSecret: v.pipe(
+    v.string('must be a string'),
+    v.trim(),
+    v.regex(/^whsec_\S{8,}$/, 'must be the endpoint\'s signing secret, whsec_… (Dashboard → Developers → Webhooks → your endpoint)'),
+  ),
+  toleranceSeconds: v.optional(v.pipe(v.number('must be a number of seconds'), v.integer('must be a whole number of seconds'), v.minValue(1, 'must be at least 1'), v.maxValue(86_400, 'must be at most 86400 (one day)')), 300),
+  event: eventSchema,
+}, 'signingSecret')
+export type StripeOptions = v.InferOutput<typeof options>
+
+/** Stripe payment webhooks (Checkout and PaymentIntents): one payment-confirmed conversion per payment. README.md. */
+export default defineIntakeSource<StripeOptions>({
+  name: 'stripe',
+  options,
+  signature: 'required',
+  confirmation: 'payment_confirmed',
+  isSigned: (headers) => headerValue(headers, SIGNATURE_HEADER) !== undefined,
+  verify: (raw, headers, { signingSecret, toleranceSeconds }, now) => verifyStripeSignature(raw, headerValue(headers, SIGNATURE_HEADER), signingSecret, toleranceSeconds, now),
+  // Stripe's ids and amounts fit in a double; plain JSON reading is enough.
+  parse: (raw, _headers, { event }) => toStripeResult(readJsonObject(raw), event),
+})

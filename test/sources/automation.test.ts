@@ -1,0 +1,124 @@
+import { createHash, createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import { SourceInputError } from '../../core/registry.ts'
+import { ConversionRequest } from '../../plugins/intake/schema.ts'
+import { toConversionInput } from '../../plugins/intake/to-input.ts'
+import automation, { make, n8n, zapier, type AutomationOptions } from '../../adapters/sources/automation/index.ts'
+import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
+
+const SECRET = 'n8n-4f9c2a7e1b3d5f8a6c0e'
+const BODY = readFileSync(new URL('fixtures/automation-conversion.json', import.meta.url), 'utf8')
+/** A Make scenario's lead with no messageId, claiming a CRM qualification, as the tool serialises it. */
+const LEAD = '{"event":"Lead","timestamp":1795246200,"properties":{"confirmation":"crm_qualified"},"context":{"traits":{"email":"lead@example.com"},"identifiers":{"li_fat_id":"a1b2c3"}}}'
+const LEAD_ID = `body-${createHash('sha256').update(LEAD).digest('hex').slice(0, 32)}`
+
+/** `X-Dcgate-Signature: sha256=<hex HMAC-SHA256 of the raw body>`. */
+function sign(raw: Uint8Array, options: AutomationOptions): Headers {
+  return new Headers({ 'X-Dcgate-Signature': `sha256=${createHmac('sha256', options.secret ?? '').update(raw).digest('hex')}` })
+}
+
+const encode = (text: string) => new TextEncoder().encode(text)
+
+for (const source of [zapier, make, n8n]) {
+  testIntakeSource({
+    source,
+    folder: 'automation',
+    options: { secret: SECRET },
+    otherOptions: { secret: 'another-secret-of-16-chars' },
+    invalidOptions: [{ secret: 'short' }, { secret: 42 }, { secret: SECRET, confirmation: 'payment_confirmed' }, 'secret'],
+    sign,
+    signatureHeader: 'X-Dcgate-Signature',
+    fixtures: [
+      {
+        name: 'a purchase with its own messageId',
+        body: BODY,
+        headers: { 'Content-Type': 'application/json' },
+        expected: [{ messageId: 'zap-order-1001', event: 'Purchase', value: 129.85, currency: 'EUR', orderId: '1001' }],
+        redelivery: { headers: { 'X-Request-Id': 'retry-2' } },
+      },
+      {
+        name: 'a lead without messageId, claiming crm_qualified',
+        body: LEAD,
+        headers: { 'Content-Type': 'application/json' },
+        expected: [{ messageId: LEAD_ID, event: 'Lead', confirmation: 'crm_qualified' }],
+        // A tool retrying a failed step sends the same bytes.
+        redelivery: { headers: { 'X-Request-Id': 'retry-3' } },
+      },
+    ],
+  })
+}
+
+describe('automation sources', () => {
+  const signed = v.parse(n8n.options, { secret: SECRET })
+  const unsigned = v.parse(zapier.options, {})
+  const parse = (body: string, source = n8n) => source.parse(encode(body), new Headers(), signed)
+
+  it('are three definitions of one factory, exported for registration', () => {
+    expect(automation.map((s) => s.name)).toEqual(['zapier', 'make', 'n8n'])
+    expect(automation.map((s) => [s.signature, s.confirmation])).toEqual([['optional', 'tracked'], ['optional', 'tracked'], ['optional', 'tracked']])
+  })
+
+  it('switch on with {}; an unsigned body is read (the route records it as tracked)', () => {
+    expect(unsigned).toEqual({})
+    expect(zapier.isSigned(new Headers({ 'Content-Type': 'application/json' }))).toBe(false)
+    expect(conversionsOf(zapier.parse(encode(BODY), new Headers(), unsigned))[0]!.messageId).toBe('zap-order-1001')
+  })
+
+  it('fail a signature when no secret is configured, so the route answers 401 rather than trusting it', () => {
+    const raw = encode(BODY)
+    expect(zapier.verify(raw, sign(raw, { secret: SECRET }), unsigned, new Date())).toBe(false)
+  })
+
+  it('take the hex in upper or lower case, and require the sha256= prefix', () => {
+    const raw = encode(BODY)
+    const hex = createHmac('sha256', SECRET).update(raw).digest('hex')
+    const verify = (header: string) => n8n.verify(raw, new Headers({ 'X-Dcgate-Signature': header }), signed, new Date())
+    expect([verify(`sha256=${hex}`), verify(`SHA256=${hex.toUpperCase()}`), verify(` sha256=${hex} `)]).toEqual([true, true, true])
+    expect([verify(hex), verify(`sha1=${hex}`), verify(`sha256=${createHmac('sha256', SECRET).update(raw).digest('base64')}`)]).toEqual([false, false, false])
+  })
+
+  it('read the body exactly as the automation route does', () => {
+    const route = toConversionInput(v.parse(ConversionRequest, JSON.parse(BODY)))
+    expect(conversionsOf(parse(BODY))[0]).toEqual(Object.fromEntries(Object.entries(route).filter(([, value]) => value !== undefined)))
+  })
+
+  it('derive a missing messageId from the raw bytes: a retry dedupes, another body does not', () => {
+    expect(conversionsOf(parse(LEAD))[0]!.messageId).toBe(LEAD_ID)
+    expect(conversionsOf(parse(LEAD, make))[0]!.messageId).toBe(LEAD_ID)
+    expect(conversionsOf(parse(LEAD.replace('lead@', 'other@')))[0]!.messageId).not.toBe(LEAD_ID)
+  })
+
+  it('pass on a confirmation claim only when the body makes one, and refuse an unknown claim', () => {
+    expect(conversionsOf(parse(BODY))[0]).not.toHaveProperty('confirmation')
+    const claim = (confirmation: unknown) => JSON.stringify({ event: 'Purchase', messageId: 'm-1', properties: { confirmation } })
+    expect(conversionsOf(parse(claim('payment_confirmed')))[0]!.confirmation).toBe('payment_confirmed')
+    expect(() => parse(claim('paid'))).toThrow(new SourceInputError('properties.confirmation: must be one of payment_confirmed, crm_qualified, tracked'))
+  })
+
+  it('refuse a timestamp beyond what a date can hold (the shared schema would give an Invalid Date)', () => {
+    expect(() => parse('{"event":"Lead","timestamp":8640000000000001}')).toThrow('timestamp: must be a date between the years 1970 and 275760')
+  })
+
+  it('report every schema problem with its field path', () => {
+    const body = JSON.stringify({ messageId: '', properties: { value: 'lots', currency: 'euro' }, context: { ip: 'nowhere', identifiers: { gclid: 5 } } })
+    let error: SourceInputError | undefined
+    try {
+      parse(body)
+    }
+    catch (caught) {
+      error = caught as SourceInputError
+    }
+    expect(error).toBeInstanceOf(SourceInputError)
+    expect(error!.problems).toEqual(expect.arrayContaining([
+      'event: is required',
+      expect.stringMatching(/^messageId: /),
+      'properties.value: must be a number',
+      'properties.currency: must be a 3-letter currency code',
+      'context.identifiers.gclid: must be a string',
+      'context.ip: must be an IPv4 or IPv6 address',
+    ]))
+    expect(error!.message).toBe(error!.problems.join('; '))
+  })
+})

@@ -1,0 +1,213 @@
+import { createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import stripe, { type StripeOptions } from '../../adapters/sources/stripe/index.ts'
+import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
+
+const SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
+const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8')
+const SESSION = fixture('stripe-checkout-session-completed.json')
+const INTENT = fixture('stripe-payment-intent-succeeded.json')
+const SUBSCRIPTION = fixture('stripe-checkout-session-subscription.json')
+const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }
+/** A few seconds after the fixtures' events were created, as a delivery arrives. */
+const NOW = new Date('2026-11-21T07:30:09Z')
+
+/** Stripe's scheme: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" keyed with the whsec_… string>. */
+function signature(raw: Uint8Array, secret: string, at: Date): string {
+  const t = Math.floor(at.getTime() / 1000)
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(raw).digest('hex')}`
+}
+const sign = (raw: Uint8Array, options: StripeOptions, now: Date) => new Headers({ 'Stripe-Signature': signature(raw, options.signingSecret, now) })
+
+const options = v.parse(stripe.options, { signingSecret: SECRET })
+const encode = (text: string) => new TextEncoder().encode(text)
+const parse = (body: string) => stripe.parse(encode(body), new Headers(HEADERS), options)
+const conversion = (body: string) => conversionsOf(parse(body))[0]!
+type Json = Record<string, unknown>
+/** The event with fields of data.object changed. */
+const withObject = (event: string, changes: Json) => {
+  const parsed = JSON.parse(event) as { data: { object: Json } }
+  return JSON.stringify({ ...parsed, data: { object: { ...parsed.data.object, ...changes } } })
+}
+const withType = (event: string, type: string) => JSON.stringify({ ...JSON.parse(event) as Json, type })
+
+testIntakeSource({
+  source: stripe,
+  folder: 'stripe',
+  options: { signingSecret: SECRET },
+  otherOptions: { signingSecret: 'whsec_0000000000000000000000000000' },
+  invalidOptions: [
+    { signingSecret: 'sk_live_51H…' }, { signingSecret: 'whsec_' }, { signingSecret: SECRET, toleranceSeconds: 0 },
+    { signingSecret: SECRET, toleranceSeconds: 2.5 }, { signingSecret: SECRET, toleranceSeconds: '300' }, { secret: SECRET },
+  ],
+  sign,
+  signatureHeader: 'Stripe-Signature',
+  now: NOW,
+  fixtures: [
+    {
+      name: 'checkout.session.completed, paid',
+      body: SESSION,
+      headers: HEADERS,
+      expected: [{ messageId: 'stripe-pi-pi_3QNf2aLkdIwHu7ix0aBcDeF1', event: 'Purchase', value: 129.85, currency: 'EUR', orderId: 'A-1001' }],
+      // The same payment's payment_intent.succeeded: one payment, one conversion.
+      redelivery: { body: INTENT },
+    },
+    {
+      name: 'payment_intent.succeeded',
+      body: INTENT,
+      headers: HEADERS,
+      expected: [{ messageId: 'stripe-pi-pi_3QNf2aLkdIwHu7ix0aBcDeF1', event: 'Purchase', value: 129.85, currency: 'EUR', orderId: 'pi_3QNf2aLkdIwHu7ix0aBcDeF1' }],
+      // Resent from the Dashboard: the same event, signed again later.
+      redelivery: { headers: { 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks) resend' } },
+    },
+    {
+      name: 'checkout.session.completed for a subscription (no PaymentIntent)',
+      body: SUBSCRIPTION,
+      headers: HEADERS,
+      expected: [{ messageId: 'stripe-cs-cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h', event: 'Purchase', value: 29, currency: 'USD', orderId: 'cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h' }],
+    },
+  ],
+  ignored: [
+    { name: 'a session still unpaid (delayed payment method)', body: withObject(SESSION, { payment_status: 'unpaid' }), headers: HEADERS, reason: /is not paid yet; checkout\.session\.async_payment_succeeded follows/ },
+    { name: 'a session with nothing to pay', body: withObject(SUBSCRIPTION, { payment_status: 'no_payment_required', amount_total: 0 }), headers: HEADERS, reason: /has payment_status no_payment_required: nothing was paid/ },
+    { name: 'another event type', body: withType(INTENT, 'payment_intent.created'), headers: HEADERS, reason: /event type payment_intent\.created is not a payment/ },
+    { name: 'the PaymentIntent of a subscription invoice', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb \(a subscription\)/ },
+  ],
+  additionalTests: () => {
+    const raw = encode(SESSION)
+    const verifyAt = (signedAt: Date, header = signature(raw, SECRET, signedAt), using = options) => stripe.verify(raw, new Headers({ 'Stripe-Signature': header }), using, NOW)
+    const seconds = (n: number) => new Date(NOW.getTime() + n * 1000)
+
+    describe('stripe: signature timestamps and schemes', () => {
+      it('accepts a signature up to 300 s old or early, and refuses one second beyond, either way', () => {
+        expect([verifyAt(seconds(-300)), verifyAt(seconds(300)), verifyAt(seconds(0))]).toEqual([true, true, true])
+        expect([verifyAt(seconds(-301)), verifyAt(seconds(301)), verifyAt(seconds(-86_400))]).toEqual([false, false, false])
+      })
+
+      it('uses the configured tolerance', () => {
+        const strict = v.parse(stripe.options, { signingSecret: SECRET, toleranceSeconds: 10 })
+        expect(verifyAt(seconds(-10), undefined, strict)).toBe(true)
+        expect(verifyAt(seconds(-11), undefined, strict)).toBe(false)
+      })
+
+      it('accepts the header when any v1 matches (a secret being rolled) and ignores v0 and unknown schemes', () => {
+        const good = signature(raw, SECRET, NOW)
+        const [t, v1] = good.split(',')
+        const rolled = signature(raw, 'whsec_oldoldoldoldoldold', NOW).split(',')[1]
+        expect(verifyAt(NOW, `${t},${rolled},${v1}`)).toBe(true)
+        expect(verifyAt(NOW, `${t}, ${v1!.toUpperCase().replace('V1=', 'v1=')}`)).toBe(true)
+        expect(verifyAt(NOW, `${t},v0=${v1!.slice(3)}`)).toBe(false)
+        expect(verifyAt(NOW, `${t},v2=${v1!.slice(3)}`)).toBe(false)
+        expect(verifyAt(NOW, `${t},${rolled}`)).toBe(false)
+      })
+
+      it('refuses a header without a timestamp, with a changed one, or malformed', () => {
+        const good = signature(raw, SECRET, NOW)
+        const [t, v1] = good.split(',') as [string, string]
+        expect(verifyAt(NOW, v1)).toBe(false)
+        expect(verifyAt(NOW, `t=${Number(t.slice(2)) + 1},${v1}`)).toBe(false)
+        for (const header of [`t=abc,${v1}`, `t=-5,${v1}`, 't=,v1=', ',,,', 'v1', `${v1},${t}x`, `t=${'9'.repeat(40)},${v1}`]) expect(verifyAt(NOW, header), header).toBe(false)
+      })
+
+      it('keys the HMAC with the whole whsec_… string, prefix included', () => {
+        const t = Math.floor(NOW.getTime() / 1000)
+        const withoutPrefix = `t=${t},v1=${createHmac('sha256', SECRET.slice('whsec_'.length)).update(`${t}.`).update(raw).digest('hex')}`
+        expect(verifyAt(NOW, withoutPrefix)).toBe(false)
+      })
+    })
+
+    describe('stripe: amounts and currencies', () => {
+      const valueOf = (amount: number, currency: string) => {
+        const { value, currency: code } = conversion(withObject(SESSION, { amount_total: amount, currency }))
+        return [value, code]
+      }
+
+      it('turns minor units into major units: two decimals by default', () => {
+        expect(valueOf(12985, 'eur')).toEqual([129.85, 'EUR'])
+        expect(valueOf(1, 'usd')).toEqual([0.01, 'USD'])
+        expect(valueOf(0, 'gbp')).toEqual([0, 'GBP'])
+      })
+
+      it('takes zero-decimal currencies as they are (JPY, KRW, VND, CLP, XOF…)', () => {
+        expect(valueOf(1999, 'jpy')).toEqual([1999, 'JPY'])
+        expect(valueOf(55000, 'krw')).toEqual([55000, 'KRW'])
+        for (const code of ['bif', 'clp', 'djf', 'gnf', 'kmf', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf']) expect(valueOf(500, code)[0], code).toBe(500)
+      })
+
+      it('divides three-decimal currencies (BHD, JOD, KWD, OMR, TND) by 1000', () => {
+        expect(valueOf(12340, 'kwd')).toEqual([12.34, 'KWD'])
+        expect(valueOf(5120, 'bhd')).toEqual([5.12, 'BHD'])
+        for (const code of ['jod', 'omr', 'tnd']) expect(valueOf(1000, code)[0], code).toBe(1)
+      })
+
+      it('keeps ISK, HUF and TWD two-decimal, as Stripe\'s API does', () => {
+        expect(valueOf(50000, 'isk')).toEqual([500, 'ISK'])
+        expect(valueOf(100, 'huf')).toEqual([1, 'HUF'])
+        expect(valueOf(39900, 'twd')).toEqual([399, 'TWD'])
+      })
+
+      it('reads amount_received from a PaymentIntent, and refuses amounts that are not whole minor units', () => {
+        expect(conversion(withObject(INTENT, { amount_received: 700, amount: 1000, currency: 'jpy' })).value).toBe(700)
+        expect(() => parse(withObject(SESSION, { amount_total: 129.85 }))).toThrow('data.object.amount_total: must be a whole number of minor units (cents), 0 or more')
+        expect(() => parse(withObject(SESSION, { amount_total: -5 }))).toThrow('data.object.amount_total')
+        expect(() => parse(withObject(INTENT, { amount_received: '700' }))).toThrow('data.object.amount_received')
+        expect(() => parse(withObject(SESSION, { currency: null }))).toThrow('data.object.currency: is required with an amount')
+      })
+    })
+
+    describe('stripe: mapping', () => {
+      it('maps a paid Checkout Session: customer details, client_reference_id, metadata click ids and order id', () => {
+        expect(conversion(SESSION)).toEqual({
+          messageId: 'stripe-pi-pi_3QNf2aLkdIwHu7ix0aBcDeF1',
+          event: 'Purchase',
+          occurredAt: new Date('2026-11-21T07:30:03Z'),
+          value: 129.85,
+          currency: 'EUR',
+          orderId: 'A-1001',
+          channel: 'online',
+          traits: {
+            email: 'marguerite.okonkwo@gmail.com', phone: '+16505550100', first_name: 'Marguerite', last_name: 'Okonkwo-Lindqvist',
+            street: '1 Hacker Way', city: 'Menlo Park', state: 'CA', postal_code: '94025-1234', country: 'US',
+          },
+          identifiers: { gclid: 'Cj0KCQiA2eKtBhDcARIsAEGTG40w8p', fbc: 'fb.1.1795245000000.IwAR2xTq9ZlK8mVb3nQ', dc_session_id: 's_5u2x1q9k', customer_id: 'CRM-User-8812' },
+        })
+      })
+
+      it('records checkout.session.async_payment_succeeded like a paid session, with the same messageId', () => {
+        const later = withType(withObject(SESSION, { payment_status: 'paid' }), 'checkout.session.async_payment_succeeded')
+        expect(parse(later)).toMatchObject({ kind: 'conversions', sourceEventType: 'checkout.session.async_payment_succeeded', conversions: [{ messageId: 'stripe-pi-pi_3QNf2aLkdIwHu7ix0aBcDeF1' }] })
+      })
+
+      it('reads an expanded payment_intent object on the session', () => {
+        expect(conversion(withObject(SESSION, { payment_intent: { id: 'pi_expanded123', object: 'payment_intent' } })).messageId).toBe('stripe-pi-pi_expanded123')
+      })
+
+      it('keys a subscription session by the session id, since it has no PaymentIntent', () => {
+        expect(conversion(SUBSCRIPTION)).toMatchObject({ messageId: expect.stringMatching(/^stripe-cs-cs_live_/), value: 29, identifiers: { customer_id: 'CRM-User-9120' } })
+      })
+
+      it('reads a PaymentIntent\'s receipt email, embedded charge billing details, shipping and metadata', () => {
+        const legacy = withObject(INTENT, {
+          receipt_email: null,
+          metadata: { customer_id: 'CRM-7', order_id: 'SO-88', msclkid: 'ms-1' },
+          charges: { object: 'list', data: [{ id: 'ch_1', billing_details: { email: 'bill@example.com', name: 'Bo Li', phone: null, address: { city: 'Oslo', country: 'NO', line1: null, postal_code: '0150', state: null } } }] },
+          shipping: { name: 'Ship Name', phone: '+4722334455', address: { city: 'Bergen', country: 'NO' } },
+        })
+        expect(conversion(legacy)).toMatchObject({
+          orderId: 'SO-88',
+          traits: { email: 'bill@example.com', phone: '+4722334455', first_name: 'Bo', last_name: 'Li', city: 'Oslo', postal_code: '0150', country: 'NO' },
+          identifiers: { msclkid: 'ms-1', customer_id: 'CRM-7' },
+        })
+      })
+
+      it('refuses events it cannot read, naming the field', () => {
+        expect(() => parse('{"id":"evt_1","object":"event","type":"checkout.session.completed"}')).toThrow('data.object: is required')
+        expect(() => parse(withObject(SESSION, { id: null }))).toThrow('data.object.id: is required')
+        expect(() => parse(JSON.stringify({ ...JSON.parse(SESSION) as Json, created: '2026-11-21' }))).toThrow('created: must be unix seconds')
+        expect(() => parse(withObject(SESSION, { metadata: ['gclid'] }))).toThrow('data.object.metadata: must be an object')
+      })
+    })
+  },
+})
