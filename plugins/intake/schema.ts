@@ -5,9 +5,21 @@ const Money = v.pipe(v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/
 
 /** ISO 8601 string, unix seconds or unix milliseconds (numbers below 10^11 are read as seconds). */
 const Timestamp = v.pipe(
-  v.union([v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp')), v.pipe(v.number(), v.integer(), v.minValue(0))], 'must be an ISO 8601 string or unix seconds or milliseconds'),
+  v.union([
+    v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp'), v.check(isCalendarDate, 'must be a real date')),
+    v.pipe(v.number(), v.integer(), v.minValue(0)),
+  ], 'must be an ISO 8601 string or unix seconds or milliseconds'),
   v.transform((value) => new Date(typeof value === 'number' ? (value < 1e11 ? value * 1000 : value) : value)),
+  // A well-formed value can still be no date: beyond JavaScript's range, or a day the month does not have.
+  v.check((date) => !Number.isNaN(date.getTime()), 'must be a real date'),
 )
+
+/** The timestamp's day exists (Date would read 2026-02-30 as March 2). */
+function isCalendarDate(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
 
 const Item = v.looseObject({
   sku: v.optional(Text(255)),

@@ -127,6 +127,8 @@ describe('errors', () => {
       [{}, 'event: is required'], [{ event: '' }, 'event: must not be empty'], [{ event: '   ' }, 'event: must not be empty'], [{ event: 42 }, 'event: must be a string'],
       [{ event: 'Lead', timestamp: 'yesterday' }, 'timestamp'], [{ event: 'Lead', properties: { value: 'lots' } }, 'properties.value'],
       [{ event: 'Lead', context: { ip: '999.1.1.1' } }, 'context.ip'], [{ event: 'Lead', properties: { channel: 'fax' } }, 'properties.channel'],
+      // Beyond the largest date JavaScript can hold (8.64e15 ms): a shape-valid number that is no date at all.
+      [{ event: 'Lead', timestamp: 8640000000000001 }, 'timestamp'], [{ event: 'Lead', timestamp: '2026-02-30T10:00:00Z' }, 'timestamp'],
     ] as const) {
       const response = await post(body)
       expect(response.status, JSON.stringify(body)).toBe(422)
