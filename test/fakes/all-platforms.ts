@@ -19,6 +19,8 @@ export interface AllPlatforms {
   destinations: Record<PlatformName, Record<string, unknown>>
   /** The platforms whose fake recorded an accepted event carrying this id (messageId or order id). */
   acceptedBy: (id: string) => PlatformName[]
+  /** How many events each fake has accepted so far. */
+  acceptedCounts: () => Record<PlatformName, number>
   /** Requests each fake received, to tell "nothing new was sent" from "sent and refused". */
   requestCount: () => number
   close: () => Promise<void>
@@ -61,6 +63,7 @@ export async function startAllPlatforms(): Promise<AllPlatforms> {
   return {
     destinations,
     acceptedBy: (id) => PLATFORMS.filter((name) => accepted[name]().some((record) => JSON.stringify(record).includes(`"${id}"`))),
+    acceptedCounts: () => Object.fromEntries(PLATFORMS.map((name) => [name, accepted[name]().length])) as Record<PlatformName, number>,
     requestCount: () => fakes.reduce((sum, fake) => sum + fake.requests.length, 0),
     close: async () => {
       await Promise.all(fakes.map((fake) => fake.close()))
