@@ -5,6 +5,14 @@ import type { RouteTable } from '../http/routes.ts'
 import type { SiteDirectory } from '../sites/directory.ts'
 
 const STATUSES = ['pending', 'retrying', 'sent', 'failed', 'skipped'] as const
+
+/**
+ * What the export of validated conversions reports for each delivery, kept on the conversion row. `has_consent` is
+ * true only for an explicit grant from the visitor's consent banner; a server-side conversion with no matched visit
+ * has no consent signal (false), and a denied one is never delivered.
+ */
+const EXPORT_FIELDS = `c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
+  c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category`
 const tags = ['Admin']
 
 /** The delivery report: one row per conversion per platform, newest first; and replay of failed ones. */
@@ -24,8 +32,9 @@ export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: 
     }),
     handler: async (_event, { params, query }) => ({
       deliveries: (await sql<Record<string, unknown>[]>(
-        `select d.id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
-           d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at
+        `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
+           d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
+           ${EXPORT_FIELDS}
          from deliveries d join conversions c on c.id = d.conversion_id
          where d.site_id = ?${query.status ? ' and d.status = ?' : ''} order by d.created_at desc, d.id desc limit ?`,
         [knownSite(params.id), ...(query.status ? [query.status] : []), query.limit],

@@ -92,7 +92,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, [
         site.id, messageId, meta.source, input.event, standardEvent, occurredAt, input.value ?? null, input.currency ?? null,
         input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
-        input.userId ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
+        input.userId ?? ids.customer_id ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
         sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
         meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
         skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds, destinations.map((d) => d.definition.name),

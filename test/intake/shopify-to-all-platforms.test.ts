@@ -69,6 +69,20 @@ describe('a Shopify orders/paid webhook, on a site connected to all eight platfo
     expect(platforms.acceptedBy(MESSAGE_ID).sort()).toEqual([...PLATFORMS].sort())
   })
 
+  it('each of the eight delivery records carries the fields the export of validated conversions reports', async () => {
+    const report = await (await app.admin('GET', '/sites/shop/deliveries')).json() as { deliveries: Record<string, unknown>[] }
+    const rows = report.deliveries.filter((d) => d.message_id === MESSAGE_ID)
+    expect(rows.map((d) => d.provider).sort()).toEqual([...PLATFORMS].sort())
+    for (const row of rows) {
+      expect(row).toMatchObject({
+        delivery_id: row.id, status: 'sent', http_status: expect.any(Number), confirmation: 'payment_confirmed', source: 'shopify',
+        source_event_type: 'orders/paid', order_id: ORDER_ID, value: 249.99, currency: 'EUR', country: expect.stringMatching(/^[A-Z]{2}$/),
+        has_consent: false, session_id: null, user_id: expect.stringMatching(/^\d+$/), content_name: expect.any(String),
+      })
+      expect(row).toHaveProperty('content_category')
+    }
+  })
+
   it('a replay (Shopify retrying, or a second subscription) answers 200 and delivers nothing new', async () => {
     const before = platforms.requestCount()
     const replay = await post(paidOrder())
