@@ -97,8 +97,9 @@ describe('automation sources', () => {
     expect(() => parse(claim('paid'))).toThrow(new SourceInputError('properties.confirmation: must be one of payment_confirmed, crm_qualified, tracked'))
   })
 
-  it('refuse a timestamp beyond what a date can hold (the shared schema would give an Invalid Date)', () => {
-    expect(() => parse('{"event":"Lead","timestamp":8640000000000001}')).toThrow('timestamp: must be a date between the years 1970 and 275760')
+  it('refuse a timestamp beyond what a date can hold, or a day the month does not have', () => {
+    expect(() => parse('{"event":"Lead","timestamp":8640000000000001}')).toThrow('timestamp: must be a real date')
+    expect(() => parse('{"event":"Lead","timestamp":"2026-02-30T10:00:00Z"}')).toThrow('timestamp: must be a real date')
   })
 
   it('report every schema problem with its field path', () => {

@@ -53,8 +53,6 @@ export function createAutomationSource(name: AutomationTool): IntakeSourceDefini
         const problems = formatIssues(result.issues)
         throw new SourceInputError(problems.join('; '), problems)
       }
-      // The shared schema turns an out-of-range number (8640000000000001 ms) into an Invalid Date; refuse it here.
-      if (result.output.timestamp && Number.isNaN(result.output.timestamp.getTime())) throw new SourceInputError('timestamp: must be a date between the years 1970 and 275760')
       const claim = v.safeParse(Claim, result.output.properties?.confirmation)
       const confirmation = result.output.properties?.confirmation === undefined ? undefined : claim.success ? claim.output : invalidClaim(claim.issues)
       const input = toConversionInput(result.output)
