@@ -52,6 +52,18 @@ const DeliverySchema = strict({
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
 })
 
+const CaptureSchema = strict({
+  /** Hits are written in batches: when this many are waiting, or this long after the first one. */
+  flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 500),
+  flushIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(60_000)), 1000),
+  /** A GeoLite2/DB-IP City .mmdb file to use instead of the bundled country/city data (fresher, or licensed). */
+  geoDatabase: v.optional(NonEmpty),
+  /** DNS servers for first-party host checks (ip or ip:port); the system resolver when empty. */
+  dnsServers: v.optional(v.array(NonEmpty), []),
+  /** The shared script host a site's firstPartyHost must CNAME to; defaults to the host of server.cdnUrl or baseUrl. */
+  scriptHost: v.optional(NonEmpty),
+})
+
 const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
   from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
@@ -84,6 +96,21 @@ const SiteSchema = strict({
   sources: v.optional(AdapterOptions, {}),
   deletion: v.optional(strict({ enabled: v.optional(v.boolean(), true) }), {}),
   consent: v.optional(strict({ banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu') }), {}),
+  /** The tracking script's per-site settings (plugins/capture). */
+  capture: v.optional(strict({
+    /** Forms whose submit identifies the visitor (after consent): CSS selector of the form, name of the email field. */
+    forms: v.optional(v.array(strict({
+      selector: NonEmpty,
+      emailField: NonEmpty,
+      phoneField: v.optional(NonEmpty),
+      firstNameField: v.optional(NonEmpty),
+      lastNameField: v.optional(NonEmpty),
+    })), []),
+    /** Shared with a server-side capture worker; /collect/worker believes the IP in the body only with it. */
+    workerSecret: v.optional(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'))),
+  }), {}),
+  /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
+  firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),
 })
 
 /** A plugin given inline in the config (a definePlugin result) rather than by built-in name. */
@@ -103,6 +130,7 @@ export const ConfigSchema = v.pipe(
     mail: v.optional(MailSchema, {}),
     admin: v.optional(AdminSchema, {}),
     delivery: v.optional(DeliverySchema, {}),
+    capture: v.optional(CaptureSchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
   }),
