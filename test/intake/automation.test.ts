@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { hashIdentity } from '../../core/identity/hash.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from './test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
@@ -195,10 +196,12 @@ describe('delivery failures', () => {
 
 describe('identity match and click-id recovery', () => {
   it('recovers click ids from earlier visits by dc_session_id or email, and reports their names', async () => {
-    await sql(`insert into visits (id, site_id, session_id, started_at, click_ids) values (gen_random_uuid(), 'demo', 'sess-1', now() - interval '2 days', '{"gclid":"g-old","fbc":"fb.1.1.abc"}'::jsonb)`)
+    // Two visits of one person: an older one found by the email's hash, the current one by dc_session_id.
+    const personHash = hashIdentity({ email: 'returning@example.com' }).email
+    await sql(`insert into visits (id, site_id, session_id, email_hash, started_at, click_ids) values (gen_random_uuid(), 'demo', 'sess-0', ?, now() - interval '2 days', '{"gclid":"g-old","fbc":"fb.1.1.abc"}'::jsonb)`, [personHash])
     await sql(`insert into visits (id, site_id, session_id, started_at, click_ids) values (gen_random_uuid(), 'demo', 'sess-1', now() - interval '1 day', '{"gclid":"g-new","ttclid":"tt-1"}'::jsonb)`)
     await sql(`insert into visits (id, site_id, session_id, click_ids) values (gen_random_uuid(), 'other', 'sess-1', '{"msclkid":"not-this-site"}'::jsonb)`)
-    const body = await (await post({ event: 'Lead', messageId: 'match-1', context: { identifiers: { dc_session_id: 'sess-1', fbc: 'fb.1.2.given' } } })).json() as Body
+    const body = await (await post({ event: 'Lead', messageId: 'match-1', context: { traits: { email: 'Returning@Example.com' }, identifiers: { dc_session_id: 'sess-1', fbc: 'fb.1.2.given' } } })).json() as Body
     expect(body.events[0]!.identity).toEqual({ matched: 2, created: 0, enriched: ['gclid', 'ttclid'] })
     expect(JSON.parse(sentFor('match-1')[0]!.body).events[0].clickIds).toEqual({ gclid: 'g-new', fbc: 'fb.1.2.given', ttclid: 'tt-1' })
 

@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
- * One visit (browser session) of a site. The capture plugin fills it; intake reads it to recover click
- * ids for server-side conversions. The personal columns (email, phone, names) are erasable.
+ * One visit (browser session) of a site: the capture plugin writes it in batches, intake reads it to recover
+ * click ids and the bot/consent verdict for server-side conversions. The personal columns (ip, user agent,
+ * email, phone, names, device hash) are erasable; the rest describes the visit, not the person.
  */
 export const Visit = defineEntity({
   name: 'Visit',
   tableName: 'visits',
+  uniques: [{ properties: ['siteId', 'sessionId'] }],
   indexes: [
-    { properties: ['siteId', 'sessionId'] },
     { properties: ['siteId', 'emailHash'] },
     { properties: ['siteId', 'startedAt', 'id'] },
   ],
@@ -18,16 +19,44 @@ export const Visit = defineEntity({
     siteId: p.string().length(64),
     /** The dc_session_id the tracking script sends. */
     sessionId: p.string().length(128),
+    /** The script's long-lived first-party visitor id. */
+    visitorId: p.string().length(64).nullable(),
     startedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    endedAt: p.datetime(6).nullable(),
+    durationMs: p.bigint('number').default(0),
+    pageCount: p.integer().default(0),
+    eventCount: p.integer().default(0),
     /** SHA-256 of the normalised email once the visitor identified; how email matching works. */
     emailHash: p.string().length(64).nullable(),
     email: p.string().nullable(),
     phone: p.string().length(64).nullable(),
     firstName: p.string().nullable(),
     lastName: p.string().nullable(),
+    identifiedAt: p.datetime(6).nullable(),
     clickIds: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
     consent: p.string().length(16).default('unknown'),
+    ipAddress: p.string().length(64).nullable(),
+    userAgent: p.text().nullable(),
+    country: p.string().length(2).nullable(),
+    city: p.string().nullable(),
+    isp: p.string().nullable(),
+    organization: p.string().nullable(),
+    asn: p.integer().nullable(),
+    isVpn: p.boolean().default(false),
+    isProxy: p.boolean().default(false),
+    isTor: p.boolean().default(false),
+    isHosting: p.boolean().default(false),
+    platform: p.string().length(32).nullable(),
+    browser: p.string().length(64).nullable(),
+    os: p.string().length(64).nullable(),
     isBot: p.boolean().default(false),
+    /** Short stable codes (plugins/capture/intel/README.md); empty for a person. */
+    botReasons: p.json<string[]>().defaultRaw(`'[]'::jsonb`),
+    referrer: p.text().nullable(),
+    landingUrl: p.text().nullable(),
+    /** The browser's device fingerprint (SHA-256 hex), erasable. */
+    deviceHash: p.string().length(64).nullable(),
+    updatedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 })
 export type IVisit = InferEntity<typeof Visit>
