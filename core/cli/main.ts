@@ -5,6 +5,7 @@ import { BootError } from '../errors.ts'
 import { createAdminClient } from './admin-client.ts'
 import { keysCommand } from './commands/keys.ts'
 import { sitesCommand } from './commands/sites.ts'
+import { verifyDomainCommand } from './commands/verify-domain.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
 
@@ -17,6 +18,7 @@ Commands:
   migrate                                       apply database migrations
   sites list                                    list configured sites
   sites show <id>                               cop_key, release secret and script tag of a site
+  sites verify-domain <id>                      check a site's firstPartyHost CNAME now
   keys create --site <id> --name <name>         create a private key (printed in full once)
   keys list --site <id>                         list a site's keys (prefixes only)
   keys delete <prefix> --site <id>              delete a key; it stops working at once
@@ -65,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
       return
     }
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
-    case 'sites': return sitesCommand(client, out, rest)
+    case 'sites': return rest[0] === 'verify-domain' ? verifyDomainCommand(client, out, rest.slice(1)) : sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
     case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }

@@ -43,6 +43,7 @@ export const TrackedEvent = v.object({
 })
 
 export const Hit = v.variant('t', [PageView, TrackedEvent])
+export type Hit = v.InferOutput<typeof Hit>
 
 /** What the browser tells about itself that a bot would get wrong. All optional: old browsers send less. */
 export const BotSignals = v.object({
@@ -57,6 +58,7 @@ export const BotSignals = v.object({
   /** ms from navigation start to this hit. */
   sinceLoadMs: v.optional(Time),
 })
+export type BotSignals = v.InferOutput<typeof BotSignals>
 
 /** A device fingerprint computed in the browser from local properties only (no network, no third party). */
 export const Device = v.object({

@@ -1,0 +1,207 @@
+/**
+ * The dcgate tracking script (served by GET /script?cop_key=…, built by plugins/capture/script.ts).
+ * What it sends, stores and exposes: README.md beside this file.
+ *
+ * Tag, with an optional stub so calls made before the script loads are queued (keep the id: the script finds
+ * itself by it):
+ *
+ *   <script>
+ *     window.dcutils = window.dcutils || { q: [] };
+ *     ['track', 'identifyUser', 'consent'].forEach(function (m) {
+ *       dcutils[m] = dcutils[m] || function () { dcutils.q.push([m].concat([].slice.call(arguments))) };
+ *     });
+ *   </script>
+ *   <script id="dcgate-script" async src="https://{cdn_url}/script?cop_key={cop_key}"></script>
+ *
+ * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
+ */
+import { showBanner } from './banner.ts'
+import { extractClickIds, parseClickIds, withMetaCookies, type ClickIds } from './click-ids.ts'
+import { allowed, initialConsent, needsBanner } from './consent.ts'
+import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
+import { fingerprint, type Device } from './fingerprint.ts'
+import { watchForms } from './forms.ts'
+import { cleanEmail, cleanFields, pageView, trackedEvent, type CollectInput, type Hit, type IdentifyInput, type PageViewHit } from './hits.ts'
+import { formatSession, isId, nextSession, parseSession, randomId } from './ids.ts'
+import { readSettings } from './settings.ts'
+import { watchSignals } from './signals.ts'
+import { get, remove, set } from './storage.ts'
+import { findTag } from './tag.ts'
+import { createBatcher, post } from './transport.ts'
+
+const METHODS = ['track', 'identifyUser', 'consent']
+const IDENTIFIERS = [KEYS.visitor, KEYS.session, KEYS.clickIds]
+
+function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
+  return (...args) => {
+    try {
+      return fn(...args)
+    } catch {
+      return undefined
+    }
+  }
+}
+
+function start(): void {
+  const w = window as unknown as { dcutils?: { q?: unknown, sessionId?: unknown } }
+  const tag = findTag()
+  if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
+  const settings = readSettings()
+  const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
+  const state = initialConsent(settings.banner, get(KEYS.consent))
+  const permitted = (): boolean => allowed(state)
+  const signals = watchSignals()
+  const lang = guard(() => navigator.language)()
+  const tz = guard(() => Intl.DateTimeFormat().resolvedOptions().timeZone)()
+  const queued = w.dcutils && Array.isArray(w.dcutils.q) ? w.dcutils.q : []
+  let clickIds: ClickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS)
+  let device: Device | undefined
+  let fingerprinting = false
+  let closeBanner: (() => void) | undefined
+  /** The last page view sent without identifiers; sent again with them once consent allows. */
+  let anonymousView: PageViewHit | undefined
+  let lastPage = ''
+  let lastUrl = ''
+  const waitingIdentify: [unknown, unknown][] = []
+
+  function session(): string {
+    const current = nextSession(parseSession(get(KEYS.session)), Date.now())
+    set(KEYS.session, formatSession(current))
+    return current.id
+  }
+
+  function visitor(): string {
+    const kept = get(KEYS.visitor)
+    const id = isId(kept) ? kept : randomId()
+    set(KEYS.visitor, id, true)
+    return id
+  }
+
+  function keepClickIds(): void {
+    const now = Date.now()
+    clickIds = withMetaCookies(extractClickIds(location.search, now, clickIds), document.cookie, now, permitted())
+    if (permitted() && Object.keys(clickIds).length) set(KEYS.clickIds, JSON.stringify(clickIds))
+  }
+
+  const queue = createBatcher<Hit>(guard((hits: Hit[], unloading: boolean) => {
+    const body: CollectInput = { v: PROTOCOL_VERSION, hits, consent: state.choice || 'unknown', signals: signals(), screen: { w: screen.width, h: screen.height } }
+    if (lang) body.lang = lang.slice(0, 35)
+    if (tz) body.tz = tz.slice(0, 64)
+    if (permitted()) {
+      body.sid = session()
+      body.vid = visitor()
+      if (Object.keys(clickIds).length) body.clickIds = clickIds
+      if (device) body.device = device
+    } else {
+      for (const hit of hits) if (hit.t === 'pageview') anonymousView = hit
+    }
+    void post(endpoint('collect'), body, unloading).then(guard(answer))
+  }))
+
+  /** An 'eu' site learns from the server whether this visitor must be asked. */
+  function answer(reply: unknown): void {
+    const required = (reply as { consent?: { required?: unknown } } | undefined)?.consent?.required
+    if (typeof required !== 'boolean' || state.banner !== 'eu' || state.choice || required === state.required) return
+    state.required = required
+    if (required) {
+      for (const key of [...IDENTIFIERS, KEYS.consent]) remove(key)
+      banner()
+    } else {
+      set(KEYS.consent, 'not-required')
+      onPermitted()
+    }
+  }
+
+  function onPermitted(): void {
+    keepClickIds()
+    if (!fingerprinting) {
+      fingerprinting = true
+      fingerprint().then((found) => void (device = found), () => undefined)
+    }
+    for (const [email, fields] of waitingIdentify.splice(0)) identify(email, fields, 'sdk')
+    if (anonymousView) queue.push(anonymousView)
+    anonymousView = undefined
+  }
+
+  function banner(): void {
+    if (needsBanner(state) && !closeBanner) closeBanner = showBanner(guard(choose))
+  }
+
+  function choose(choice: unknown): void {
+    if (choice !== 'granted' && choice !== 'denied') return
+    state.choice = choice
+    closeBanner?.()
+    closeBanner = undefined
+    if (choice === 'denied') for (const key of IDENTIFIERS) remove(key)
+    set(KEYS.consent, choice)
+    if (choice === 'granted') onPermitted()
+  }
+
+  function identify(email: unknown, fields: unknown, via: 'sdk' | 'form'): void {
+    const clean = cleanEmail(email)
+    if (!clean) return
+    if (!permitted()) {
+      // An SDK call waits for the visitor's choice (a form is never read before it).
+      if (via === 'sdk' && !state.choice && waitingIdentify.length < 10) waitingIdentify.push([email, fields])
+      return
+    }
+    const body: IdentifyInput = { v: PROTOCOL_VERSION, sid: session(), vid: visitor(), email: clean, via, consent: state.choice || 'unknown' }
+    const cleanedFields = cleanFields(fields)
+    if (cleanedFields) body.fields = cleanedFields
+    if (device) body.device = device
+    // A submitted form usually leaves the page: send it as a beacon.
+    void post(endpoint('identify'), body, via === 'form')
+  }
+
+  function view(): void {
+    const url = location.href
+    const page = url.split('#')[0]!
+    if (page === lastPage) return
+    const ref = lastPage ? lastUrl : document.referrer
+    lastPage = page
+    lastUrl = url
+    keepClickIds()
+    queue.push(pageView(url, Date.now(), ref, document.title))
+  }
+
+  const api = {
+    track: guard((name: unknown, props?: unknown, options?: unknown) => {
+      const hit = trackedEvent(name, props, options, location.href, Date.now())
+      if (hit) queue.push(hit)
+    }),
+    identifyUser: guard((email: unknown, fields?: unknown) => identify(email, fields, 'sdk')),
+    consent: guard(choose),
+    /** The dc_session_id for server-side conversions; undefined until consent allows identifiers. */
+    sessionId: guard(() => (permitted() ? session() : undefined)),
+    /** Entries pushed after load run at once, like the stub's queue. */
+    q: { push: guard((entry: unknown) => run(entry)) },
+  }
+
+  function run(entry: unknown): void {
+    if (!Array.isArray(entry) || !METHODS.includes(entry[0])) return
+    const [method, ...args] = entry as ['track' | 'identifyUser' | 'consent', ...unknown[]]
+    ;(api[method] as (...a: unknown[]) => void)(...args)
+  }
+
+  w.dcutils = api
+  const safeView = guard(view)
+  for (const method of ['pushState', 'replaceState'] as const) {
+    const original = history[method]
+    history[method] = function (this: History, ...args: Parameters<History['pushState']>) {
+      const result = original.apply(this, args)
+      setTimeout(safeView)
+      return result
+    }
+  }
+  addEventListener('popstate', () => setTimeout(safeView))
+  addEventListener('pagehide', () => queue.flush(true))
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && queue.flush(true))
+  watchForms(settings.forms, permitted, guard(({ email, fields }) => identify(email, fields, 'form')))
+
+  view()
+  if (permitted()) onPermitted()
+  banner()
+  for (const entry of queued as unknown[]) guard(run)(entry)
+}
+
+guard(start)()

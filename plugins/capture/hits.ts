@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto'
+import type { CollectBody } from './protocol.ts'
+import type { CaptureBatch, PageEventRow, VisitRow } from './store/rows.ts'
+
+/** What dcgate knows of a visit from its IP, user agent and signals (plugins/capture/intel). */
+export interface VisitVerdict {
+  country?: string
+  city?: string
+  isp?: string
+  organization?: string
+  asn?: number
+  isVpn: boolean
+  isProxy: boolean
+  isTor: boolean
+  isHosting: boolean
+  platform?: string
+  browser?: string
+  os?: string
+  isBot: boolean
+  botReasons: string[]
+}
+
+export interface HitContext {
+  siteId: string
+  receivedAt: Date
+  ip?: string
+  userAgent?: string
+  verdict: VisitVerdict
+  /** False while consent is required and not given: nothing that identifies the visitor is kept. */
+  personal: boolean
+}
+
+/** A browser clock ahead of ours, or more than a day behind, is not believed. */
+const MAX_LAG_MS = 86_400_000
+
+/** The request as rows: its page events, and the visit it belongs to (when the visitor may be identified). */
+export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
+  const received = ctx.receivedAt.getTime()
+  const sessionId = ctx.personal ? body.sid ?? null : null
+  const events: PageEventRow[] = body.hits.map((hit) => {
+    const at = hit.ts > received || hit.ts < received - MAX_LAG_MS ? received : hit.ts
+    return {
+      id: randomUUID(),
+      site_id: ctx.siteId,
+      session_id: sessionId,
+      kind: hit.t,
+      name: hit.t === 'event' ? hit.name : null,
+      url: hit.url,
+      referrer: hit.t === 'pageview' ? hit.ref ?? null : null,
+      title: hit.t === 'pageview' ? hit.title ?? null : null,
+      props: hit.t === 'event' ? hit.props ?? null : null,
+      occurred_at: new Date(at).toISOString(),
+      received_at: ctx.receivedAt.toISOString(),
+    }
+  })
+  if (!sessionId) return { events }
+  const times = events.map((e) => e.occurred_at).sort()
+  const firstPage = body.hits.find((hit) => hit.t === 'pageview')
+  const v = ctx.verdict
+  const visit: VisitRow = {
+    site_id: ctx.siteId,
+    session_id: sessionId,
+    visitor_id: body.vid ?? null,
+    started_at: times[0]!,
+    ended_at: times.at(-1)!,
+    ip_address: ctx.ip ?? null,
+    user_agent: ctx.userAgent ?? null,
+    country: v.country ?? null,
+    city: v.city ?? null,
+    isp: v.isp ?? null,
+    organization: v.organization ?? null,
+    asn: v.asn ?? null,
+    is_vpn: v.isVpn,
+    is_proxy: v.isProxy,
+    is_tor: v.isTor,
+    is_hosting: v.isHosting,
+    platform: v.platform ?? null,
+    browser: v.browser ?? null,
+    os: v.os ?? null,
+    is_bot: v.isBot,
+    bot_reasons: v.botReasons,
+    referrer: firstPage?.t === 'pageview' ? firstPage.ref ?? null : null,
+    landing_url: firstPage?.url ?? null,
+    click_ids: body.clickIds ?? {},
+    consent: body.consent,
+    device_hash: body.device?.hash ?? null,
+  }
+  return { events, visit }
+}

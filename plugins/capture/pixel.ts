@@ -1,0 +1,47 @@
+import type { PluginContext } from '../../core/plugin.ts'
+import type { ActiveSite } from '../../core/sites/directory.ts'
+import { resolveEvent } from '../../core/delivery/mapping.ts'
+import type { CollectBody } from './protocol.ts'
+import type { CaptureBatch } from './store/rows.ts'
+import type { CaptureWriter } from './store/writer.ts'
+
+interface PixelInput {
+  ctx: PluginContext
+  writer: CaptureWriter
+  site: ActiveSite
+  body: CollectBody
+  batch: CaptureBatch
+  visitor: { ip?: string, userAgent?: string }
+}
+
+/**
+ * A tracked event that is a conversion (a standard event, or a site event with `sendsAs`) enters the delivery
+ * pipeline as `tracked`, with the visit's click ids, IP and user agent; "when qualified" events are held there.
+ * The visit is written first so the pipeline's bot and consent gates see it. Delivery runs in the background.
+ */
+export async function acceptPixelConversions({ ctx, writer, site, body, batch, visitor }: PixelInput): Promise<void> {
+  const conversions = body.hits.flatMap((hit, index) => {
+    if (hit.t !== 'event' || resolveEvent(site.config, hit.name).kind !== 'mapped') return []
+    return [{ hit, row: batch.events[index]! }]
+  })
+  if (conversions.length === 0) return
+  await writer.flush()
+  for (const { hit, row } of conversions) {
+    const props = hit.props ?? {}
+    await ctx.conversions.accept(site, {
+      // The page's own id for the event, so a server-side send of the same conversion dedupes with it.
+      messageId: hit.id ?? `pixel-${row.id}`,
+      event: hit.name,
+      occurredAt: new Date(row.occurred_at),
+      value: typeof props.value === 'number' ? props.value : undefined,
+      currency: typeof props.currency === 'string' && /^[A-Za-z]{3}$/.test(props.currency) ? props.currency.toUpperCase() : undefined,
+      orderId: typeof props.order_id === 'string' || typeof props.order_id === 'number' ? String(props.order_id) : undefined,
+      contentName: typeof props.content_name === 'string' ? props.content_name : undefined,
+      contentCategory: typeof props.content_category === 'string' ? props.content_category : undefined,
+      identifiers: { ...body.clickIds, dc_session_id: body.sid },
+      ip: visitor.ip,
+      userAgent: visitor.userAgent,
+      pageUrl: hit.url,
+    }, { source: 'pixel', sourceEventType: 'track', confirmation: 'tracked', deliver: 'background' })
+  }
+}

@@ -1,0 +1,87 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { H3Event } from 'h3'
+import { apiError } from '../../../core/http/errors.ts'
+import type { PluginContext } from '../../../core/plugin.ts'
+import type { ActiveSite } from '../../../core/sites/directory.ts'
+import { consentRequired, personalAllowed } from '../consent.ts'
+import { firstPartyCookie, verifiedFirstPartyHost } from '../first-party/cookie.ts'
+import type { FirstPartyChecker } from '../first-party/state.ts'
+import { toBatch } from '../hits.ts'
+import type { VisitIntel } from '../intel-types.ts'
+import { acceptPixelConversions } from '../pixel.ts'
+import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
+import { clientIp } from '../request.ts'
+import type { CaptureWriter } from '../store/writer.ts'
+import { CopKeyQuery, capturePrecheck, captureSite, invalidCapture } from './common.ts'
+
+export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
+
+/** POST /collect (the browser) and POST /collect/worker (a server-side worker forwarding the visitor's IP and UA). */
+export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps): void {
+  const handle = async (event: H3Event, body: CollectBody, visitor: { ip?: string, userAgent?: string }) => {
+    const site = captureSite(event)
+    const receivedAt = new Date()
+    const verdict = intel.classify({ ip: visitor.ip, userAgent: visitor.userAgent, signals: body.signals })
+    const required = consentRequired(site, verdict.country, intel)
+    const personal = personalAllowed(required, body.consent)
+    const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })
+    writer.add(batch)
+    if (personal && body.vid) {
+      // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
+      const cookie = firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid)
+      if (cookie) event.res.headers.append('set-cookie', cookie)
+    }
+    if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor })
+    event.res.status = 202
+    return { ok: true, consent: { required, banner: site.config.consent.banner } } satisfies CollectAnswer
+  }
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/collect',
+    auth: 'none',
+    summary: 'Page views, events and bot signals from the tracking script',
+    description: 'cop_key in the query string; JSON body (application/json or text/plain from sendBeacon). See docs/api/capture.md.',
+    tags: ['Capture'],
+    query: CopKeyQuery,
+    body: CollectBody,
+    responses: { 202: CollectAnswer },
+    precheck: capturePrecheck(ctx),
+    invalid: invalidCapture,
+    handler: (event, { body }) => handle(event, body, { ip: clientIp(event, ctx.config.server.trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }),
+  })
+
+  ctx.routes.add({
+    method: 'POST',
+    path: '/collect/worker',
+    auth: 'none',
+    summary: 'Hits forwarded by a server-side capture worker',
+    description: `A /collect body plus the visitor's \`ip\` and \`userAgent\`. They are believed only with the site's capture.workerSecret in \`${WORKER_SECRET_HEADER}\`; without a configured secret the worker's own address is used.`,
+    tags: ['Capture'],
+    query: CopKeyQuery,
+    body: WorkerCollectBody,
+    responses: { 202: CollectAnswer },
+    precheck: capturePrecheck(ctx),
+    invalid: invalidCapture,
+    handler: (event, { body }) => {
+      const site = captureSite(event)
+      const trusted = workerTrusted(event, site)
+      const visitor = trusted ? { ip: body.ip, userAgent: body.userAgent } : { ip: clientIp(event, ctx.config.server.trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
+      return handle(event, body, visitor)
+    },
+  })
+}
+
+/** The worker's secret: absent → the body's IP is not believed; present and wrong → 401. */
+function workerTrusted(event: H3Event, site: ActiveSite): boolean {
+  const expected = site.config.capture.workerSecret
+  const given = event.req.headers.get(WORKER_SECRET_HEADER)
+  if (!expected || given === null) {
+    if (given !== null) throw apiError(401, { message: `This site has no capture.workerSecret; remove the ${WORKER_SECRET_HEADER} header or configure one` })
+    return false
+  }
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw apiError(401, { message: `Wrong ${WORKER_SECRET_HEADER}` })
+  return true
+}

@@ -1,0 +1,79 @@
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
+
+/**
+ * An append-only journal of accepted hits, so a hit acknowledged to the browser survives a process crash before
+ * its batch reaches the database. Each append is one write(2) to the current segment: in the kernel's page cache
+ * when the answer leaves, so only a power loss (or an OS crash) before the kernel writes it out loses it.
+ * Segments are named `<pid>-<started>-<n>.ndjson`; a segment is deleted once its batch is committed.
+ */
+export interface Journal {
+  append: (records: readonly unknown[]) => void
+  /** Closes the current segment (returned, if it holds anything) and starts a new one. */
+  rotate: () => string | undefined
+  /** Segments left by processes that are gone: their records were acknowledged but may not be stored. */
+  orphans: () => string[]
+  read: (segment: string) => unknown[]
+  remove: (segment: string) => void
+  close: () => void
+}
+
+export function openJournal(dir: string): Journal {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const prefix = `${process.pid}-${Date.now()}`
+  let n = 0
+  let current = ''
+  let fd = -1
+  let written = false
+  const open = () => {
+    current = join(dir, `${prefix}-${++n}.ndjson`)
+    fd = openSync(current, 'a', 0o600)
+    written = false
+  }
+  open()
+  return {
+    append(records) {
+      if (records.length === 0) return
+      writeSync(fd, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`)
+      written = true
+    },
+    rotate() {
+      const done = current
+      const hadRecords = written
+      closeSync(fd)
+      open()
+      if (hadRecords) return done
+      rmSync(done, { force: true })
+      return undefined
+    },
+    orphans: () => readdirSync(dir)
+      .filter((name) => name.endsWith('.ndjson') && !name.startsWith(`${prefix}-`) && !isAlive(Number(name.split('-')[0])))
+      .sort()
+      .map((name) => join(dir, name)),
+    read: (segment) => readFileSync(segment, 'utf8').split('\n').filter((line) => line.trim()).flatMap((line) => {
+      try {
+        return [JSON.parse(line) as unknown]
+      }
+      catch {
+        return [] // a line cut short by the crash itself: it was never acknowledged
+      }
+    }),
+    remove: (segment) => rmSync(segment, { force: true }),
+    close() {
+      closeSync(fd)
+      if (!written) rmSync(current, { force: true })
+    },
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  if (pid === process.pid) return false // an earlier process had our id (ids are reused after a restart)
+  try {
+    process.kill(pid, 0)
+    return true
+  }
+  catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}

@@ -1,0 +1,73 @@
+/** What the capture routes hand to the writer: rows in the shape of page_events and visits. */
+
+export interface PageEventRow {
+  id: string
+  site_id: string
+  session_id: string | null
+  kind: 'pageview' | 'event'
+  name: string | null
+  url: string
+  referrer: string | null
+  title: string | null
+  props: Record<string, unknown> | null
+  occurred_at: string
+  received_at: string
+}
+
+/** The visit as this request saw it; merged into the stored row (counts add up, first landing page stays). */
+export interface VisitRow {
+  site_id: string
+  session_id: string
+  visitor_id: string | null
+  started_at: string
+  ended_at: string
+  ip_address: string | null
+  user_agent: string | null
+  country: string | null
+  city: string | null
+  isp: string | null
+  organization: string | null
+  asn: number | null
+  is_vpn: boolean
+  is_proxy: boolean
+  is_tor: boolean
+  is_hosting: boolean
+  platform: string | null
+  browser: string | null
+  os: string | null
+  is_bot: boolean
+  bot_reasons: string[]
+  referrer: string | null
+  landing_url: string | null
+  click_ids: Record<string, string>
+  consent: string
+  device_hash: string | null
+}
+
+export interface CaptureBatch {
+  events: PageEventRow[]
+  visit?: VisitRow
+}
+
+/** Several requests of one visit within a flush become one row (one statement cannot update a row twice). */
+export function mergeVisits(rows: readonly VisitRow[]): VisitRow[] {
+  const byKey = new Map<string, VisitRow>()
+  for (const row of rows) {
+    const key = `${row.site_id}\u0000${row.session_id}`
+    const seen = byKey.get(key)
+    byKey.set(key, seen
+      ? {
+          ...row,
+          started_at: seen.started_at < row.started_at ? seen.started_at : row.started_at,
+          ended_at: seen.ended_at > row.ended_at ? seen.ended_at : row.ended_at,
+          referrer: seen.referrer ?? row.referrer,
+          landing_url: seen.landing_url ?? row.landing_url,
+          click_ids: { ...seen.click_ids, ...row.click_ids },
+          consent: row.consent === 'unknown' ? seen.consent : row.consent,
+          visitor_id: row.visitor_id ?? seen.visitor_id,
+          device_hash: row.device_hash ?? seen.device_hash,
+        }
+      : row)
+  }
+  return [...byKey.values()]
+}

@@ -1,0 +1,69 @@
+import type { MikroORM } from '@mikro-orm/postgresql'
+import { mergeVisits, type CaptureBatch } from './rows.ts'
+
+/**
+ * One statement writes a whole flush: the page events (each once: `id` is made when the hit arrives, so a
+ * journal replayed after a crash inserts nothing twice), then every visit, counting only the events this
+ * statement inserted. Atomic, so a replay after a commit adds nothing.
+ */
+const WRITE_BATCH = `
+with hits as (
+  select * from json_to_recordset(?::json) as h(id uuid, site_id text, session_id text, kind text, name text, url text,
+    referrer text, title text, props jsonb, occurred_at timestamptz, received_at timestamptz)
+), inserted as (
+  insert into page_events (id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at)
+  select id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at from hits
+  on conflict (id) do nothing
+  returning site_id, session_id, kind, occurred_at
+), counts as (
+  select site_id, session_id, count(*) filter (where kind = 'pageview') as pages, count(*) filter (where kind = 'event') as events,
+    min(occurred_at) as first_at, max(occurred_at) as last_at
+  from inserted where session_id is not null group by site_id, session_id
+), seen as (
+  select * from json_to_recordset(?::json) as s(site_id text, session_id text, visitor_id text, started_at timestamptz,
+    ended_at timestamptz, ip_address text, user_agent text, country text, city text, isp text, organization text, asn int,
+    is_vpn boolean, is_proxy boolean, is_tor boolean, is_hosting boolean, platform text, browser text, os text, is_bot boolean,
+    bot_reasons jsonb, referrer text, landing_url text, click_ids jsonb, consent text, device_hash text)
+)
+insert into visits as v (id, site_id, session_id, visitor_id, started_at, ended_at, duration_ms, page_count, event_count,
+  ip_address, user_agent, country, city, isp, organization, asn, is_vpn, is_proxy, is_tor, is_hosting, platform, browser, os,
+  is_bot, bot_reasons, referrer, landing_url, click_ids, consent, device_hash, updated_at)
+select gen_random_uuid(), s.site_id, s.session_id, s.visitor_id, least(s.started_at, c.first_at), greatest(s.ended_at, c.last_at),
+  (extract(epoch from greatest(s.ended_at, c.last_at) - least(s.started_at, c.first_at)) * 1000)::bigint,
+  coalesce(c.pages, 0), coalesce(c.events, 0), s.ip_address, s.user_agent, s.country, s.city, s.isp, s.organization, s.asn,
+  s.is_vpn, s.is_proxy, s.is_tor, s.is_hosting, s.platform, s.browser, s.os, s.is_bot, s.bot_reasons, s.referrer,
+  s.landing_url, s.click_ids, s.consent, s.device_hash, now()
+from seen s left join counts c on c.site_id = s.site_id and c.session_id = s.session_id
+on conflict (site_id, session_id) do update set
+  visitor_id = coalesce(excluded.visitor_id, v.visitor_id),
+  started_at = least(v.started_at, excluded.started_at),
+  ended_at = greatest(v.ended_at, excluded.ended_at),
+  duration_ms = (extract(epoch from greatest(v.ended_at, excluded.ended_at) - least(v.started_at, excluded.started_at)) * 1000)::bigint,
+  page_count = v.page_count + excluded.page_count,
+  event_count = v.event_count + excluded.event_count,
+  ip_address = coalesce(excluded.ip_address, v.ip_address),
+  user_agent = coalesce(excluded.user_agent, v.user_agent),
+  country = coalesce(excluded.country, v.country),
+  city = coalesce(excluded.city, v.city),
+  isp = coalesce(excluded.isp, v.isp),
+  organization = coalesce(excluded.organization, v.organization),
+  asn = coalesce(excluded.asn, v.asn),
+  is_vpn = excluded.is_vpn, is_proxy = excluded.is_proxy, is_tor = excluded.is_tor, is_hosting = excluded.is_hosting,
+  platform = coalesce(excluded.platform, v.platform),
+  browser = coalesce(excluded.browser, v.browser),
+  os = coalesce(excluded.os, v.os),
+  -- The newest verdict wins: later hits carry more signals (interactions) than the first.
+  is_bot = excluded.is_bot, bot_reasons = excluded.bot_reasons,
+  referrer = coalesce(v.referrer, excluded.referrer),
+  landing_url = coalesce(v.landing_url, excluded.landing_url),
+  click_ids = v.click_ids || excluded.click_ids,
+  consent = case when excluded.consent = 'unknown' then v.consent else excluded.consent end,
+  device_hash = coalesce(excluded.device_hash, v.device_hash),
+  updated_at = now()`
+
+export async function writeBatch(orm: MikroORM, batches: readonly CaptureBatch[]): Promise<void> {
+  const events = batches.flatMap((b) => b.events)
+  const visits = mergeVisits(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
+  if (events.length === 0 && visits.length === 0) return
+  await orm.em.getConnection().execute(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
+}

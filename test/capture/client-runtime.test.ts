@@ -1,0 +1,247 @@
+/**
+ * Runs the rendered script in a node vm against a small fake browser (no jsdom here): what reaches /collect and
+ * /identify, what is stored, and when. Real-browser tests come later; these check the wiring and the consent rule.
+ */
+import { runInContext, createContext } from 'node:vm'
+import * as v from 'valibot'
+import { describe, expect, it } from 'vitest'
+import { CollectBody, IdentifyBody } from '../../plugins/capture/protocol.ts'
+import { renderScript, type ScriptSettings } from '../../plugins/capture/script.ts'
+
+interface Sent { url: string, body: Record<string, any>, contentType?: string, beacon: boolean }
+type Listener = (event: unknown) => void
+
+async function browse(options: { settings: ScriptSettings, url?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean }) {
+  const sent: Sent[] = []
+  const timers = new Map<number, () => void>()
+  let timerId = 0
+  const listeners: Record<string, Listener[]> = {}
+  const on = (type: string, fn: Listener) => void (listeners[type] ??= []).push(fn)
+  const storage = new Map(Object.entries(options.stored ?? {}))
+  const cookies = new Map<string, string>()
+  for (const part of (options.cookie ?? '').split(';').filter(Boolean)) cookies.set(part.split('=')[0]!.trim(), part.split('=').slice(1).join('='))
+  let href = new URL(options.url ?? 'https://shop.example/landing?gclid=G-1&fbclid=FB-1')
+  const banner: { root?: { innerHTML: string, click: Listener[] }, mounted: boolean, removed: boolean } = { mounted: false, removed: false }
+  const failing = () => { if (options.failStorage) throw new Error('SecurityError') }
+
+  const window: Record<string, unknown> = {
+    document: {
+      title: 'Landing', referrer: 'https://search.example/', visibilityState: 'visible', currentScript: null,
+      get cookie() { return [...cookies].map(([k, val]) => `${k}=${val}`).join('; ') },
+      set cookie(line: string) {
+        const [pair] = line.split(';')
+        const [k, ...val] = pair!.split('=')
+        if (/max-age=0(;|$)/.test(line)) cookies.delete(k!)
+        else cookies.set(k!, val.join('='))
+      },
+      getElementById: (id: string) => (id === 'dcgate-script' ? { src: 'https://t.example/script?cop_key=ck_1' } : null),
+      querySelector: () => null,
+      documentElement: { getAttribute: () => null },
+      addEventListener: on,
+      body: { prepend: () => void (banner.mounted = true) },
+      createElement: (tag: string) => tag === 'dcgate-consent'
+        ? { attachShadow: () => (banner.root = { innerHTML: '', click: [], addEventListener: (_: string, fn: Listener) => banner.root!.click.push(fn) } as never), remove: () => void (banner.removed = true) }
+        : { getContext: () => null },
+    },
+    location: { get href() { return href.href }, get search() { return href.search }, get protocol() { return href.protocol } },
+    history: { pushState: (_s: unknown, _t: string, url: string) => void (href = new URL(url, href)), replaceState: (_s: unknown, _t: string, url: string) => void (href = new URL(url, href)) },
+    navigator: {
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36', webdriver: false, plugins: { length: 5 }, languages: ['fr-FR', 'en'], language: 'fr-FR',
+      platform: 'Linux x86_64', hardwareConcurrency: 8, maxTouchPoints: 0,
+      sendBeacon: (url: string, blob: Blob) => {
+        void blob.text().then((text) => sent.push({ url, body: JSON.parse(text), contentType: blob.type, beacon: true }))
+        return true
+      },
+    },
+    screen: { width: 1920, height: 1080, availWidth: 1920, availHeight: 1040, colorDepth: 24 },
+    localStorage: {
+      getItem: (k: string) => (failing(), storage.get(k) ?? null),
+      setItem: (k: string, val: string) => (failing(), void storage.set(k, val)),
+      removeItem: (k: string) => (failing(), void storage.delete(k)),
+    },
+    fetch: async (url: string, init: { body: string, headers: Record<string, string>, keepalive: boolean, credentials: string }) => {
+      expect([init.keepalive, init.credentials]).toEqual([true, 'include'])
+      sent.push({ url, body: JSON.parse(init.body), contentType: init.headers['content-type'], beacon: false })
+      return { ok: true, json: async () => options.answer ?? { ok: true, consent: { required: false, banner: options.settings.banner } } }
+    },
+    setTimeout: (fn: () => void) => (timers.set(++timerId, fn), timerId),
+    clearTimeout: (id: number) => void timers.delete(id),
+    addEventListener: on,
+    crypto: globalThis.crypto, performance, Intl, URL, URLSearchParams, Blob, TextEncoder,
+    outerWidth: 1280, outerHeight: 800, devicePixelRatio: 1, chrome: {},
+  }
+  window.window = window
+  if (options.stub) window.dcutils = options.stub
+  const script = await renderScript(options.settings)
+  const context = createContext(window)
+  runInContext(script.body, context)
+
+  /** Runs due timers (the 1 s batch) and lets fetch answers and hashing settle. */
+  async function tick(): Promise<void> {
+    for (let round = 0; round < 5; round++) {
+      for (const [id, fn] of [...timers]) {
+        timers.delete(id)
+        fn()
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  }
+  type Call = (...args: unknown[]) => unknown
+  const dcutils = () => window.dcutils as { track: Call, identifyUser: Call, consent: Call, sessionId: () => string | undefined, q: { push: Call } }
+  const emit = (type: string, event: unknown = {}) => listeners[type]?.forEach((fn) => fn(event))
+  const navigate = async (url: string) => {
+    (window.history as { pushState: (...a: unknown[]) => void }).pushState({}, '', url)
+    await tick()
+  }
+  await tick()
+  return { sent, storage, cookies, banner, dcutils, emit, tick, navigate, window }
+}
+
+const collects = (sent: Sent[]) => sent.filter((s) => s.url.startsWith('https://t.example/collect?cop_key=ck_1'))
+const identifies = (sent: Sent[]) => sent.filter((s) => s.url === 'https://t.example/identify?cop_key=ck_1')
+const valid = (schema: v.GenericSchema, body: unknown) => expect(v.safeParse(schema, body).issues).toBeUndefined()
+
+describe("banner 'off'", () => {
+  it('sends the page view with ids, click ids and signals, as text/plain, and stores them first-party', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' } })
+    const [hit] = collects(page.sent)
+    expect(collects(page.sent)).toHaveLength(1)
+    expect(hit!.contentType).toBe('text/plain')
+    valid(CollectBody, hit!.body)
+    expect(hit!.body).toMatchObject({
+      v: 1, consent: 'unknown', lang: 'fr-FR', screen: { w: 1920, h: 1080 },
+      hits: [{ t: 'pageview', url: 'https://shop.example/landing?gclid=G-1&fbclid=FB-1', ref: 'https://search.example/', title: 'Landing' }],
+      clickIds: { gclid: 'G-1', fbc: expect.stringMatching(/^fb\.1\.\d{13}\.FB-1$/), fbp: expect.stringMatching(/^fb\.1\.\d{13}\.\d{10}$/) },
+      signals: { webdriver: false, interactions: 0 },
+    })
+    expect(hit!.body.sid).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(page.storage.get('dc_vid')).toBe(hit!.body.vid)
+    expect(page.cookies.get('dc_vid')).toBe(hit!.body.vid)
+    expect(page.storage.get('dc_sid')).toMatch(new RegExp(`^${hit!.body.sid}\\.\\d+$`))
+    expect(JSON.parse(page.storage.get('dc_cids')!)).toEqual(hit!.body.clickIds)
+    expect(page.dcutils().sessionId()).toBe(hit!.body.sid)
+    expect(page.banner.mounted).toBe(false)
+  })
+
+  it('keeps the visitor and session across page loads', async () => {
+    const first = await browse({ settings: { forms: [], banner: 'off' } })
+    const stored = Object.fromEntries(first.storage)
+    const second = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/next', stored })
+    expect(collects(second.sent)[0]!.body).toMatchObject({ sid: collects(first.sent)[0]!.body.sid, vid: collects(first.sent)[0]!.body.vid, clickIds: { gclid: 'G-1' } })
+  })
+
+  it('replays calls queued by the stub, batches them, and identifies with the same ids', async () => {
+    const stub = { q: [['track', 'Lead', { value: 10, nested: {} }, { id: 'order-1' }], ['identifyUser', ' ann@example.com ', { first_name: 'Ann' }], ['unknown', 1]] }
+    const page = await browse({ settings: { forms: [], banner: 'off' }, stub })
+    const [hit] = collects(page.sent)
+    expect(hit!.body.hits).toMatchObject([{ t: 'pageview' }, { t: 'event', name: 'Lead', props: { value: 10 }, id: 'order-1' }])
+    const [identify] = identifies(page.sent)
+    valid(IdentifyBody, identify!.body)
+    expect(identify!.body).toMatchObject({ email: 'ann@example.com', via: 'sdk', fields: { first_name: 'Ann' }, sid: hit!.body.sid, vid: hit!.body.vid })
+    page.dcutils().q.push(['track', 'Later'])
+    page.dcutils().track('Purchase', { value: 'x'.repeat(5000) })
+    await page.tick()
+    expect(collects(page.sent)[1]!.body.hits.map((h: { name: string }) => h.name)).toEqual(['Later', 'Purchase'])
+  })
+
+  it('counts SPA navigation once per URL (not for a #hash) with the previous URL as referrer', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/' })
+    await page.navigate('/pricing')
+    await page.navigate('/pricing')
+    await page.navigate('/pricing#faq')
+    const views = collects(page.sent).flatMap((s) => s.body.hits)
+    expect(views.map((h: { url: string, ref: string }) => [h.url, h.ref])).toEqual([['https://shop.example/', 'https://search.example/'], ['https://shop.example/pricing', 'https://shop.example/']])
+  })
+
+  it('flushes with sendBeacon when the page is hidden', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' } })
+    page.dcutils().track('Lead')
+    page.emit('pagehide')
+    await page.tick()
+    const last = page.sent.at(-1)!
+    expect([last.beacon, last.contentType, last.body.hits[0].name]).toEqual([true, 'text/plain', 'Lead'])
+  })
+
+  it('identifies from a mapped form on submit, by beacon', async () => {
+    const values: Record<string, string> = { email: 'bob@example.com', tel: '+33 6 12 34 56 78' }
+    const form = { matches: (s: string) => s === '#signup', elements: { namedItem: (name: string) => (name in values ? { value: values[name] } : null) } }
+    const page = await browse({ settings: { forms: [{ selector: '#signup', emailField: 'email', phoneField: 'tel' }], banner: 'off' } })
+    page.emit('submit', { target: { matches: () => false } })
+    page.emit('submit', { target: form })
+    await page.tick()
+    const all = identifies(page.sent)
+    expect(all).toHaveLength(1)
+    valid(IdentifyBody, all[0]!.body)
+    expect(all[0]).toMatchObject({ beacon: true, body: { email: 'bob@example.com', via: 'form', fields: { phone: '+33 6 12 34 56 78' } } })
+  })
+
+  it('keeps working with a cookie when localStorage throws, and never throws into the page', async () => {
+    const page = await browse({ settings: { forms: [{ selector: ':::bad', emailField: 'e' }], banner: 'off' }, failStorage: true })
+    const [hit] = collects(page.sent)
+    expect(page.cookies.get('dc_vid')).toBe(hit!.body.vid)
+    expect(page.cookies.get('dc_sid')).toMatch(/^[A-Za-z0-9_-]{22}\.\d+$/)
+    expect(() => {
+      page.dcutils().track()
+      page.dcutils().track({ toString: null })
+      page.dcutils().identifyUser(null)
+      page.dcutils().consent('maybe')
+      page.emit('submit', { target: null })
+    }).not.toThrow()
+  })
+})
+
+describe("banner 'eu'", () => {
+  it('sends the first hit without ids or storage; a "not required" answer allows them and resends that view', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'eu' } })
+    const [anonymous, identified] = collects(page.sent)
+    valid(CollectBody, anonymous!.body)
+    expect(anonymous!.body).not.toHaveProperty('sid')
+    expect(anonymous!.body).not.toHaveProperty('vid')
+    expect(anonymous!.body).not.toHaveProperty('clickIds')
+    expect(anonymous!.body).not.toHaveProperty('device')
+    expect(identified!.body).toMatchObject({ sid: expect.any(String), vid: expect.any(String), clickIds: { gclid: 'G-1' }, hits: anonymous!.body.hits })
+    expect(page.storage.get('dc_consent')).toBe('not-required')
+    await page.navigate('/next')
+    expect(collects(page.sent)[2]!.body.device).toMatchObject({ hash: expect.stringMatching(/^[0-9a-f]{64}$/), version: 1 })
+  })
+
+  it('shows the banner when consent is required and stores nothing until the visitor accepts', async () => {
+    const answer = { ok: true, consent: { required: true, banner: 'eu' } }
+    const page = await browse({ settings: { forms: [], banner: 'eu' }, answer })
+    expect(page.banner.mounted).toBe(true)
+    expect(page.banner.root!.innerHTML).toMatch(/role="dialog"[\s\S]*value="denied"[\s\S]*value="granted"/)
+    expect(page.storage.size + page.cookies.size).toBe(0)
+    page.dcutils().identifyUser('ann@example.com')
+    expect(identifies(page.sent)).toHaveLength(0)
+
+    page.banner.root!.click.forEach((fn) => fn({ target: { value: 'granted' } }))
+    await page.tick()
+    expect(page.banner.removed).toBe(true)
+    expect(page.storage.get('dc_consent')).toBe('granted')
+    const replay = collects(page.sent).at(-1)!
+    expect(replay.body).toMatchObject({ consent: 'granted', sid: expect.any(String), clickIds: { gclid: 'G-1' }, hits: collects(page.sent)[0]!.body.hits })
+    expect(identifies(page.sent)[0]!.body).toMatchObject({ email: 'ann@example.com', consent: 'granted', vid: replay.body.vid })
+  })
+
+  it('a stored refusal skips the banner and keeps ids out', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'eu' }, stored: { dc_consent: 'denied' }, answer: { ok: true, consent: { required: true, banner: 'eu' } } })
+    expect(page.banner.mounted).toBe(false)
+    expect(collects(page.sent)).toHaveLength(1)
+    expect(collects(page.sent)[0]!.body).toMatchObject({ consent: 'denied' })
+    expect(collects(page.sent)[0]!.body).not.toHaveProperty('vid')
+    expect(page.dcutils().sessionId()).toBeUndefined()
+  })
+})
+
+describe("banner 'always'", () => {
+  it("asks at once; a CMP's consent('denied') closes the banner, stores only the choice and wipes ids", async () => {
+    const page = await browse({ settings: { forms: [], banner: 'always' }, stored: { dc_vid: 'oldvisitor12345' } })
+    expect(page.banner.mounted).toBe(true)
+    page.dcutils().consent('denied')
+    expect(page.banner.removed).toBe(true)
+    expect(Object.fromEntries(page.storage)).toEqual({ dc_consent: 'denied' })
+    page.dcutils().track('Lead')
+    await page.tick()
+    expect(collects(page.sent).every((s) => !('vid' in s.body))).toBe(true)
+  })
+})

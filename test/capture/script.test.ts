@@ -1,0 +1,65 @@
+import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib'
+import { describe, expect, it } from 'vitest'
+import { buildClientBundle, renderScript, SETTINGS_PLACEHOLDER } from '../../plugins/capture/script.ts'
+
+const MAX_GZIP_BYTES = 6144
+const bundle = await buildClientBundle()
+const gzipped = gzipSync(bundle, { level: 9 }).length
+console.log(`tracking script: ${bundle.length} bytes minified, ${gzipped} bytes gzipped (budget ${MAX_GZIP_BYTES})`)
+
+describe('the tracking script bundle', () => {
+  it('is one minified IIFE built once per process', async () => {
+    expect(bundle).toMatch(/^"use strict";\(\(\)=>\{/)
+    expect(bundle.trimEnd()).toMatch(/\}\)\(\);$/)
+    expect(bundle.split('\n').length).toBeLessThanOrEqual(2)
+    expect(await buildClientBundle()).toBe(bundle)
+  })
+
+  it(`is ${gzipped} bytes gzipped, within ${MAX_GZIP_BYTES}`, () => {
+    expect(gzipped).toBeLessThanOrEqual(MAX_GZIP_BYTES)
+  })
+
+  it('carries no library code and no imports: only the protocol types were used', () => {
+    expect(bundle).not.toMatch(/valibot|ValiError|require\(|import\(/)
+    expect(bundle.split(SETTINGS_PLACEHOLDER)).toHaveLength(2)
+  })
+})
+
+describe('renderScript', () => {
+  const forms = [{ selector: '#signup', emailField: 'email', phoneField: 'tel' }]
+
+  it('injects the site settings in place of the placeholder', async () => {
+    const script = await renderScript({ forms, banner: 'always' })
+    expect(script.body).not.toContain(SETTINGS_PLACEHOLDER)
+    expect(script.body).toContain('({"forms":[{"selector":"#signup","emailField":"email","phoneField":"tel"}],"banner":"always"})')
+    expect(() => new Function(script.body)).not.toThrow()
+  })
+
+  it('gives precompressed forms of the same body', async () => {
+    const script = await renderScript({ forms: [], banner: 'eu' })
+    expect(gunzipSync(script.gzip).toString()).toBe(script.body)
+    expect(brotliDecompressSync(script.brotli).toString()).toBe(script.body)
+    expect(script.brotli.length).toBeLessThan(script.gzip.length)
+  })
+
+  it('gives a stable strong ETag that changes with the settings', async () => {
+    const first = await renderScript({ forms, banner: 'eu' })
+    const again = await renderScript({ forms: [{ ...forms[0]! }], banner: 'eu' })
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/)
+    expect(again).toBe(first)
+    expect((await renderScript({ forms, banner: 'off' })).etag).not.toBe(first.etag)
+    expect((await renderScript({ forms: [], banner: 'eu' })).etag).not.toBe(first.etag)
+  })
+
+  it('injects only forms and banner, whatever else the settings object carries', async () => {
+    const settings = { forms: [], banner: 'off' as const, copKey: 'ck_secret', host: 'https://t.example' }
+    const script = await renderScript(settings)
+    expect(script.body).not.toContain('ck_secret')
+    expect(script).toBe(await renderScript({ forms: [], banner: 'off' }))
+  })
+
+  it('keeps $ patterns in selectors literal', async () => {
+    const script = await renderScript({ forms: [{ selector: "form[data-x='$&']", emailField: "$'" }], banner: 'eu' })
+    expect(script.body).toContain(`"selector":"form[data-x='$&']","emailField":"$'"`)
+  })
+})

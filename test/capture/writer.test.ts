@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, readdirSync, renameSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createConsola } from 'consola'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { createCaptureWriter } from '../../plugins/capture/store/writer.ts'
+import type { CaptureBatch } from '../../plugins/capture/store/rows.ts'
+
+// The capture batch writer on the real database: batches by size and time, and a hit it acknowledged survives
+// the process dying before the batch was written (the journal), written once even if replayed twice.
+let app: TestApp
+const logger = createConsola({ level: -999 })
+beforeAll(async () => {
+  app = await bootTestApp({ plugins: [] })
+})
+afterAll(() => app?.close())
+
+const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+const writerIn = (journalDir: string, flushSize = 1000, flushIntervalMs = 60_000) => createCaptureWriter({
+  orm: app.dcgate.database.orm, journalDir, flushSize, flushIntervalMs, logger, onError: (error) => { throw error },
+})
+
+function batch(session: string, pages = 1): CaptureBatch {
+  const at = new Date().toISOString()
+  return {
+    events: Array.from({ length: pages }, () => ({ id: randomUUID(), site_id: 'demo', session_id: session, kind: 'pageview' as const, name: null, url: 'https://shop.example/', referrer: null, title: null, props: null, occurred_at: at, received_at: at })),
+    visit: {
+      site_id: 'demo', session_id: session, visitor_id: 'v-1', started_at: at, ended_at: at, ip_address: '203.0.113.9', user_agent: 'UA', country: 'DE',
+      city: null, isp: null, organization: null, asn: null, is_vpn: false, is_proxy: false, is_tor: false, is_hosting: false, platform: 'desktop',
+      browser: null, os: null, is_bot: false, bot_reasons: [], referrer: null, landing_url: 'https://shop.example/', click_ids: { gclid: session }, consent: 'unknown', device_hash: null,
+    },
+  }
+}
+const pages = async (session: string) => (await sql<{ page_count: number }[]>('select page_count from visits where session_id = ?', [session]))[0]?.page_count
+
+describe('capture batch writer', () => {
+  it('writes nothing until the size or the interval is reached, then everything in one go', async () => {
+    const writer = writerIn(mkdtempSync(join(tmpdir(), 'journal-')), 3, 50)
+    await writer.start()
+    writer.add(batch('size-1'))
+    expect(await pages('size-1')).toBeUndefined()
+    writer.add(batch('size-1', 2))
+    await expect.poll(() => pages('size-1')).toBe(3)
+    writer.add(batch('time-1'))
+    await expect.poll(() => pages('time-1'), { timeout: 2000 }).toBe(1)
+    await writer.stop()
+  })
+
+  it('flushes what is left on stop, and leaves no journal behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const writer = writerIn(dir)
+    await writer.start()
+    writer.add(batch('stop-1', 2))
+    await writer.stop()
+    expect(await pages('stop-1')).toBe(2)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('writes the hits a crashed process acknowledged, once, when the next one starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const crashed = writerIn(dir)
+    crashed.add(batch('crash-1', 2))
+    crashed.add(batch('crash-2'))
+    // The process "dies": nothing was flushed. Its segment carries a pid no process has.
+    const [segment] = readdirSync(dir)
+    renameSync(join(dir, segment!), join(dir, segment!.replace(/^\d+-/, '999999999-')))
+    expect(await pages('crash-1')).toBeUndefined()
+
+    const next = writerIn(dir)
+    await next.start()
+    expect(await pages('crash-1')).toBe(2)
+    expect(await pages('crash-2')).toBe(1)
+    expect(readdirSync(dir).filter((f) => f.startsWith('999999999-'))).toEqual([])
+    await next.stop()
+  })
+
+  it('a batch written twice (a replay after the commit) counts each hit once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const writer = writerIn(dir)
+    await writer.start()
+    const twice = batch('twice-1', 2)
+    writer.add(twice)
+    await writer.flush()
+    writer.add(twice)
+    await writer.flush()
+    expect(await pages('twice-1')).toBe(2)
+    await writer.stop()
+  })
+})
