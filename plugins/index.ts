@@ -1,9 +1,11 @@
 import type { PluginDefinition } from '../core/plugin.ts'
+import capturePlugin from './capture/index.ts'
 import exportPlugin from './export/index.ts'
 import intakePlugin from './intake/index.ts'
 
 /** Built-in plugins by the name used in the config's `plugins` list; an explicit list, no discovery. */
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = {
+  capture: capturePlugin,
   intake: intakePlugin,
   export: exportPlugin,
 }

@@ -6,6 +6,7 @@ import { createAdminClient } from './admin-client.ts'
 import { keysCommand } from './commands/keys.ts'
 import { sitesCommand } from './commands/sites.ts'
 import { verifyDomainCommand } from './commands/verify-domain.ts'
+import { dataCommand } from './commands/data.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
 
@@ -24,6 +25,7 @@ Commands:
   keys delete <prefix> --site <id>              delete a key; it stops working at once
   deliveries list --site <id> [--status S]      the delivery report (S: pending retrying sent failed skipped)
   deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
+  data update [--only tor-exits,cloud-aws]      download fresh Tor exit, cloud and VPN lists (needs the network)
 
 Options:
   --config F   config file (.ts, .mjs or .js); default DCGATE_CONFIG or config/dcgate.config.ts
@@ -31,7 +33,7 @@ Options:
   --json       machine-readable output
   -h, --help   this help`
 
-const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries']
+const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'data']
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<void> {
       site: { type: 'string' },
       name: { type: 'string' },
       status: { type: 'string' },
+      only: { type: 'string' },
       failed: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -69,6 +72,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
     case 'sites': return rest[0] === 'verify-domain' ? verifyDomainCommand(client, out, rest.slice(1)) : sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
+    case 'data': return dataCommand(config, out, rest, { only: values.only })
     case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }
 }

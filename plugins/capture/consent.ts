@@ -1,5 +1,5 @@
 import type { ActiveSite } from '../../core/sites/directory.ts'
-import type { VisitIntel } from './intel-types.ts'
+import type { VisitIntel } from './intel/types.ts'
 
 /** Whether this visitor must be asked before anything personal is kept: the site's banner setting, then the IP's country. */
 export function consentRequired(site: ActiveSite, country: string | undefined, intel: VisitIntel): boolean {

@@ -1,31 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { CollectBody } from './protocol.ts'
 import type { CaptureBatch, PageEventRow, VisitRow } from './store/rows.ts'
-
-/** What dcgate knows of a visit from its IP, user agent and signals (plugins/capture/intel). */
-export interface VisitVerdict {
-  country?: string
-  city?: string
-  isp?: string
-  organization?: string
-  asn?: number
-  isVpn: boolean
-  isProxy: boolean
-  isTor: boolean
-  isHosting: boolean
-  platform?: string
-  browser?: string
-  os?: string
-  isBot: boolean
-  botReasons: string[]
-}
+import type { VisitInfo } from './intel/types.ts'
 
 export interface HitContext {
   siteId: string
   receivedAt: Date
   ip?: string
   userAgent?: string
-  verdict: VisitVerdict
+  verdict: VisitInfo
   /** False while consent is required and not given: nothing that identifies the visitor is kept. */
   personal: boolean
 }

@@ -7,7 +7,7 @@ import { consentRequired, personalAllowed } from '../consent.ts'
 import { firstPartyCookie, verifiedFirstPartyHost } from '../first-party/cookie.ts'
 import type { FirstPartyChecker } from '../first-party/state.ts'
 import { toBatch } from '../hits.ts'
-import type { VisitIntel } from '../intel-types.ts'
+import type { VisitIntel } from '../intel/types.ts'
 import { acceptPixelConversions } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import { clientIp } from '../request.ts'
@@ -21,7 +21,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
   const handle = async (event: H3Event, body: CollectBody, visitor: { ip?: string, userAgent?: string }) => {
     const site = captureSite(event)
     const receivedAt = new Date()
-    const verdict = intel.classify({ ip: visitor.ip, userAgent: visitor.userAgent, signals: body.signals })
+    const verdict = intel.classify({ ip: visitor.ip, userAgent: visitor.userAgent, signals: body.signals, timing: { kind: body.hits.some((h) => h.t === 'pageview') ? 'pageview' : 'event' } })
     const required = consentRequired(site, verdict.country, intel)
     const personal = personalAllowed(required, body.consent)
     const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })

@@ -4,7 +4,7 @@ import { hashIdentity } from '../../../core/identity/hash.ts'
 import { normalizeEmail } from '../../../core/identity/normalize.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
-import type { VisitIntel } from '../intel-types.ts'
+import type { VisitIntel } from '../intel/types.ts'
 import { IdentifyBody } from '../protocol.ts'
 import { clientIp } from '../request.ts'
 import { CopKeyQuery, capturePrecheck, captureSite, invalidCapture } from './common.ts'
@@ -47,7 +47,7 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
       const site = captureSite(event)
       const ip = clientIp(event, ctx.config.server.trustProxy)
       const userAgent = event.req.headers.get('user-agent') ?? undefined
-      const verdict = intel.classify({ ip, userAgent })
+      const verdict = intel.classify({ ip, userAgent, timing: { kind: body.via === 'form' ? 'form' : 'event' } })
       if (!personalAllowed(consentRequired(site, verdict.country, intel), body.consent)) {
         throw apiError(403, { message: 'This visitor has not consented; nothing was stored', code: 'CONSENT_REQUIRED' })
       }

@@ -1,0 +1,17 @@
+import type { ResolvedConfig } from '../../config/schema.ts'
+import { CliError, type Output } from '../output.ts'
+
+/**
+ * `dcgate data update [--only tor-exits,cloud-aws]`: downloads fresh Tor exit, cloud and VPN lists into
+ * `<dataDir>/intel/` (needs the network). A running server reads them at its next start.
+ */
+export async function dataCommand(config: ResolvedConfig, out: Output, args: readonly string[], options: { only?: string }): Promise<void> {
+  if (args[0] !== 'update') throw new CliError('Usage: dcgate data update [--only name,name] [--json]', 2)
+  const { updateVisitData } = await import('../../../plugins/capture/intel/update.ts')
+  const quiet = { info: () => {}, warn: (message: string) => process.stderr.write(`${message}\n`) }
+  const results = await updateVisitData({ dataDir: config.dataDir, fetch: globalThis.fetch, logger: quiet, only: options.only?.split(',').map((s) => s.trim()).filter(Boolean) })
+  out.result(results, () => results.map((r) => r.ok
+    ? `${r.name.padEnd(18)} updated: ${r.entries} entries${r.skipped ? ` (${r.skipped} lines skipped)` : ''} → ${r.path}`
+    : `${r.name.padEnd(18)} not updated: ${r.error}`).join('\n') + '\nRestart dcgate to use the new lists.')
+  if (results.length > 0 && results.every((r) => !r.ok)) throw new CliError('No list could be updated')
+}

@@ -1,0 +1,41 @@
+import { join } from 'node:path'
+import { definePlugin } from '../../core/plugin.ts'
+import { installFirstParty } from './first-party/install.ts'
+import { createVisitIntel } from './intel/index.ts'
+import { addCollectRoutes } from './routes/collect.ts'
+import { addIdentifyRoute } from './routes/identify.ts'
+import { addPreflightRoutes } from './routes/preflight.ts'
+import { addScriptRoute } from './routes/script.ts'
+import { createCaptureWriter } from './store/writer.ts'
+
+/**
+ * Capture: the tracking script and what it sends. GET /script, POST /collect, /identify and /collect/worker;
+ * hits are journaled and written in batches; identified users and pixel conversions; first-party serving.
+ */
+export default definePlugin({
+  name: 'capture',
+  async setup(ctx) {
+    const { config, logger } = ctx
+    const intel = await createVisitIntel({ geoDatabase: config.capture.geoDatabase, dataDir: config.dataDir, logger })
+    for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source} (${info.date})`)
+    const writer = createCaptureWriter({
+      orm: ctx.orm,
+      journalDir: join(config.dataDir, 'capture-journal'),
+      flushSize: config.capture.flushSize,
+      flushIntervalMs: config.capture.flushIntervalMs,
+      logger,
+      onError: (error) => {
+        logger.error('capture: a batch could not be written; it is kept for the next flush', error)
+        void ctx.hooks.callHook('error', error, { source: 'capture' })
+      },
+    })
+    await writer.start()
+    ctx.hooks.hook('app:close', () => writer.stop())
+
+    const firstParty = installFirstParty(ctx)
+    addScriptRoute(ctx)
+    addCollectRoutes({ ctx, intel, writer, firstParty })
+    addIdentifyRoute(ctx, intel)
+    addPreflightRoutes(ctx)
+  },
+})

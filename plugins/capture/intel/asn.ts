@@ -1,0 +1,110 @@
+/**
+ * IP → autonomous system (number and organisation) from the @ip-location-db/asn CSV files (RouteViews, the five
+ * RIRs via NRO and DB-IP, CC-BY-4.0). There is no maintained .mmdb of this dataset on npm, so the numeric CSVs are
+ * parsed byte by byte at boot (about 400k IPv4 + 100k IPv6 rows) into the typed arrays of a RangeTable.
+ */
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import type { IpKey } from './ip.ts'
+import { RangeBuilder, type RangeTable } from './ranges.ts'
+import type { DataSourceInfo } from './types.ts'
+
+export interface AsnLookup {
+  lookup(key: IpKey): { asn: number, organization?: string } | undefined
+  readonly info: DataSourceInfo
+}
+
+const PACKAGE = '@ip-location-db/asn'
+
+/** One CSV row: numeric start, numeric end, ASN, organisation (maybe quoted, "" escapes a quote). */
+interface Row { start: string, end: string, asn: number, org: string | undefined }
+
+/**
+ * Walk the rows of a numeric ip-location-db CSV. The organisation text is decoded only when `wantOrg(asn)` says so,
+ * which is once per ASN: decoding 500k strings would cost more than everything else together.
+ */
+function forEachRow(buffer: Buffer, wantOrg: (asn: number) => boolean, onRow: (row: Row) => void): void {
+  let i = 0
+  const length = buffer.length
+  while (i < length) {
+    const startBegin = i
+    while (i < length && buffer[i] !== 44) i++
+    const start = buffer.toString('latin1', startBegin, i++)
+    const endBegin = i
+    while (i < length && buffer[i] !== 44) i++
+    const end = buffer.toString('latin1', endBegin, i++)
+    let asn = 0
+    while (i < length && buffer[i] !== 44) asn = asn * 10 + buffer[i++]! - 48
+    i++
+    const orgBegin = i
+    let quoted = false
+    while (i < length && (buffer[i] !== 10 || quoted)) {
+      if (buffer[i] === 34) quoted = !quoted
+      i++
+    }
+    let orgEnd = i
+    if (orgEnd > orgBegin && buffer[orgEnd - 1] === 13) orgEnd--
+    i++ // newline
+    if (!start || !end) continue
+    let org: string | undefined
+    if (wantOrg(asn) && orgEnd > orgBegin) {
+      org = buffer.toString('utf8', orgBegin, orgEnd)
+      if (org.startsWith('"') && org.endsWith('"')) org = org.slice(1, -1).replaceAll('""', '"')
+    }
+    onRow({ start, end, asn, org })
+  }
+}
+
+function packageDir(): string {
+  return dirname(createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`))
+}
+
+/** "2.3.2026061719" → "2026-06-17": the package version carries the build date of the data (YYYYMMDDHH). */
+export function dateFromVersion(version: string): string | undefined {
+  const match = /\.(\d{4})(\d{2})(\d{2})\d{2}$/.exec(version)
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : undefined
+}
+
+export async function loadAsn(): Promise<AsnLookup> {
+  const dir = packageDir()
+  const [pkg, v4, v6] = await Promise.all([
+    readFile(join(dir, 'package.json'), 'utf8'),
+    readFile(join(dir, 'asn-ipv4-num.csv')),
+    readFile(join(dir, 'asn-ipv6-num.csv')),
+  ])
+  const version = (JSON.parse(pkg) as { version: string }).version
+  const names = new Map<number, string>()
+  const wantOrg = (asn: number) => !names.has(asn)
+  const remember = (asn: number, org: string | undefined) => {
+    if (org !== undefined) names.set(asn, org)
+  }
+  const builder = new RangeBuilder()
+
+  forEachRow(v4, wantOrg, (row) => {
+    builder.add4(Number(row.start), Number(row.end), row.asn)
+    remember(row.asn, row.org)
+  })
+  const low64 = 0xffffffffn
+  forEachRow(v6, wantOrg, (row) => {
+    const start = BigInt(row.start)
+    const end = BigInt(row.end)
+    builder.add6(Number(start >> 96n), Number((start >> 64n) & low64), Number(end >> 96n), Number((end >> 64n) & low64), row.asn)
+    remember(row.asn, row.org)
+  })
+  const table: RangeTable = builder.build()
+
+  return {
+    info: {
+      source: `${PACKAGE} ${version} (RouteViews + NRO + DB-IP, CC-BY-4.0)`,
+      date: dateFromVersion(version),
+      entries: table.size,
+      origin: 'bundled',
+    },
+    lookup(key) {
+      const asn = table.lookup(key)
+      if (asn === undefined || asn === 0) return undefined
+      return { asn, organization: names.get(asn) }
+    },
+  }
+}
