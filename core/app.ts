@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { H3, bodyLimit, type H3Event, HTTPError } from 'h3'
+import { H3, type H3Event, HTTPError } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { ResolvedConfig } from './config/schema.ts'
@@ -8,6 +8,7 @@ import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type
 import { resolvePlugins, runPlugins, type PluginContext, type PluginDefinition } from './plugin.ts'
 import { createRegistry, type AnyDefinition } from './registry.ts'
 import { coreEntities, openDatabase, type Database } from './db/orm.ts'
+import { declaredBodyLimit } from './http/body.ts'
 import { createPreparedRunner } from './db/prepared.ts'
 import { migrate } from './db/migrate.ts'
 import { createDcgateStorage } from './storage.ts'
@@ -93,13 +94,13 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       // One debug line per request, errors included; only at debug level, so the hot path stays lean.
       ...(isDebug(logger) ? requestLogging(logger) : {}),
     })
-    app.use(bodyLimit(config.server.bodyLimit))
+    app.use(declaredBodyLimit(config.server.bodyLimit))
 
     const verifier = createKeyVerifier({ orm, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
       admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, trustProxy: config.server.trustProxy }),
-    })
+    }, { bodyLimit: config.server.bodyLimit })
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
     installAdminRoutes({
@@ -119,7 +120,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     hooks.hook('app:ready', () => worker.start())
     hooks.hook('app:close', () => worker.stop())
 
-    const context: PluginContext = { app, hooks, config, orm, storage, registry, routes, sites, conversions, logger }
+    const context: PluginContext = { app, hooks, config, orm, prepared, storage, registry, routes, sites, conversions, logger }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))
     await hooks.callHook('app:ready')

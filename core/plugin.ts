@@ -6,6 +6,7 @@ import type { Storage } from 'unstorage'
 import type { DcgateHookable } from './hooks.ts'
 import type { ResolvedConfig } from './config/schema.ts'
 import type { Registry } from './registry.ts'
+import type { RunPrepared } from './db/prepared.ts'
 import type { RouteTable } from './http/routes.ts'
 import type { SiteDirectory } from './sites/directory.ts'
 import type { ConversionPipeline } from './delivery/pipeline.ts'
@@ -21,6 +22,8 @@ export interface PluginContext {
   registry: Registry
   routes: RouteTable
   sites: SiteDirectory
+  /** Runs a hot statement as a prepared statement with bound parameters (core/db/prepared.ts). */
+  prepared: RunPrepared
   /** The delivery pipeline: every intake route hands conversions to it. */
   conversions: ConversionPipeline
   logger: ConsolaInstance

@@ -2,6 +2,7 @@ import { HTTPError, type H3, type H3Event, type Middleware } from 'h3'
 import * as v from 'valibot'
 import { formatIssues } from '../config/issues.ts'
 import { apiError } from './errors.ts'
+import { readTextBody } from './body.ts'
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** `key`: x-dc-key private key; `admin`: admin bearer token on loopback; `none`: public. */
@@ -40,27 +41,27 @@ export interface RouteTable {
  * Every route declares its input schemas once, here: they validate requests and feed /openapi.json.
  * `guards` supplies the middleware each auth kind runs before the handler.
  */
-export function createRouteTable(app: H3, guards: Record<Exclude<RouteAuth, 'none'>, Middleware>): RouteTable {
+export function createRouteTable(app: H3, guards: Record<Exclude<RouteAuth, 'none'>, Middleware>, options: { bodyLimit: number }): RouteTable {
   const routes: RouteDefinition<unknown, unknown, unknown>[] = []
   return {
     add(route) {
       const definition = route as RouteDefinition<unknown, unknown, unknown>
       routes.push(definition)
       const middleware = definition.auth === 'none' ? [] : [guards[definition.auth]]
-      app.on(definition.method, definition.path, toHandler(definition), { middleware })
+      app.on(definition.method, definition.path, toHandler(definition, options.bodyLimit), { middleware })
     },
     list: () => routes,
   }
 }
 
-function toHandler(route: RouteDefinition<unknown, unknown, unknown>) {
+function toHandler(route: RouteDefinition<unknown, unknown, unknown>, bodyLimit: number) {
   const needsInput = route.body || route.query || route.params
   if (!needsInput && !route.precheck) return (event: H3Event) => route.handler(event, { body: undefined, query: undefined, params: undefined })
   return async (event: H3Event) => {
     route.precheck?.(event)
     const params = route.params ? parse(route, 'params', event.context.params ?? {}) : undefined
     const query = route.query ? parse(route, 'query', Object.fromEntries(event.url.searchParams)) : undefined
-    const body = route.body ? parse(route, 'body', await readJson(event, route)) : undefined
+    const body = route.body ? parse(route, 'body', await readJson(event, route, bodyLimit)) : undefined
     return route.handler(event, { body, query, params })
   }
 }
@@ -77,8 +78,8 @@ function parse(route: RouteDefinition<unknown, unknown, unknown>, part: InputPar
   throw route.invalid?.(problems, part) ?? apiError(400, { message: problems.join('; '), errors: problems })
 }
 
-async function readJson(event: H3Event, route: RouteDefinition<unknown, unknown, unknown>): Promise<unknown> {
-  const text = await event.req.text()
+async function readJson(event: H3Event, route: RouteDefinition<unknown, unknown, unknown>, bodyLimit: number): Promise<unknown> {
+  const text = await readTextBody(event, bodyLimit)
   if (text.trim() === '') return undefined
   try {
     return JSON.parse(text)

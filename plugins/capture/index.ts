@@ -19,7 +19,7 @@ export default definePlugin({
     const intel = await createVisitIntel({ geoDatabase: config.capture.geoDatabase, dataDir: config.dataDir, logger })
     for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source} (${info.date})`)
     const writer = createCaptureWriter({
-      orm: ctx.orm,
+      prepared: ctx.prepared,
       journalDir: join(config.dataDir, 'capture-journal'),
       flushSize: config.capture.flushSize,
       flushIntervalMs: config.capture.flushIntervalMs,

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { apiError } from '../../core/http/errors.ts'
+import { readRawBody } from '../../core/http/body.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
@@ -21,7 +22,7 @@ const notFound = () => apiError(404, { message: 'Unknown key or source' })
  * POST /api/v1/conversions/:source/:api_key: a payment or automation webhook, authenticated by its own
  * signature (the cop_key in the path is public). Answered once stored; the worker delivers in the background.
  */
-export function addSourceRoute({ routes, sites, registry, conversions }: PluginContext, adapterVersion: string): void {
+export function addSourceRoute({ routes, sites, registry, conversions, config }: PluginContext, adapterVersion: string): void {
   routes.add({
     method: 'POST',
     path: '/api/v1/conversions/:source/:api_key',
@@ -40,7 +41,7 @@ export function addSourceRoute({ routes, sites, registry, conversions }: PluginC
       if (site.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was sent', code: 'APP_INACTIVE' })
 
       const source = configured.definition as IntakeSourceDefinition<unknown>
-      const raw = new Uint8Array(await event.req.arrayBuffer())
+      const raw = await readRawBody(event, config.server.bodyLimit)
       const verified = checkSignature(source, raw, event.req.headers, configured.options)
       const parsed = parseBody(source, raw, event.req.headers, configured.options)
       const base = { accepted: true, source: source.name, adapter_version: adapterVersion }

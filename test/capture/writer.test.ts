@@ -19,7 +19,7 @@ afterAll(() => app?.close())
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 const writerIn = (journalDir: string, flushSize = 1000, flushIntervalMs = 60_000) => createCaptureWriter({
-  orm: app.dcgate.database.orm, journalDir, flushSize, flushIntervalMs, logger, onError: (error) => { throw error },
+  prepared: app.dcgate.context.prepared, journalDir, flushSize, flushIntervalMs, logger, onError: (error) => { throw error },
 })
 
 function batch(session: string, pages = 1): CaptureBatch {
@@ -39,11 +39,11 @@ describe('capture batch writer', () => {
   it('writes nothing until the size or the interval is reached, then everything in one go', async () => {
     const writer = writerIn(mkdtempSync(join(tmpdir(), 'journal-')), 3, 50)
     await writer.start()
-    writer.add(batch('size-1'))
+    await writer.add(batch('size-1'))
     expect(await pages('size-1')).toBeUndefined()
-    writer.add(batch('size-1', 2))
+    await writer.add(batch('size-1', 2))
     await expect.poll(() => pages('size-1')).toBe(3)
-    writer.add(batch('time-1'))
+    await writer.add(batch('time-1'))
     await expect.poll(() => pages('time-1'), { timeout: 2000 }).toBe(1)
     await writer.stop()
   })
@@ -52,7 +52,7 @@ describe('capture batch writer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'))
     const writer = writerIn(dir)
     await writer.start()
-    writer.add(batch('stop-1', 2))
+    await writer.add(batch('stop-1', 2))
     await writer.stop()
     expect(await pages('stop-1')).toBe(2)
     expect(readdirSync(dir)).toEqual([])
@@ -61,8 +61,8 @@ describe('capture batch writer', () => {
   it('writes the hits a crashed process acknowledged, once, when the next one starts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'))
     const crashed = writerIn(dir)
-    crashed.add(batch('crash-1', 2))
-    crashed.add(batch('crash-2'))
+    await crashed.add(batch('crash-1', 2))
+    await crashed.add(batch('crash-2'))
     // The process "dies": nothing was flushed. Its segment carries a pid no process has.
     const [segment] = readdirSync(dir)
     renameSync(join(dir, segment!), join(dir, segment!.replace(/^\d+-/, '999999999-')))
@@ -81,9 +81,9 @@ describe('capture batch writer', () => {
     const writer = writerIn(dir)
     await writer.start()
     const twice = batch('twice-1', 2)
-    writer.add(twice)
+    await writer.add(twice)
     await writer.flush()
-    writer.add(twice)
+    await writer.add(twice)
     await writer.flush()
     expect(await pages('twice-1')).toBe(2)
     await writer.stop()

@@ -25,7 +25,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     const required = consentRequired(site, verdict.country, intel)
     const personal = personalAllowed(required, body.consent)
     const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })
-    writer.add(batch)
+    await writer.add(batch)
     if (personal && body.vid) {
       // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
       const cookie = firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid)

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
 import { mergeVisits, type CaptureBatch } from './rows.ts'
 
 /**
@@ -6,9 +6,13 @@ import { mergeVisits, type CaptureBatch } from './rows.ts'
  * journal replayed after a crash inserts nothing twice), then every visit, counting only the events this
  * statement inserted. Atomic, so a replay after a commit adds nothing.
  */
-const WRITE_BATCH = `
+const WRITE_BATCH: PreparedStatement = {
+  name: 'dcgate_capture_write_batch_v1',
+  // Planned per call: its row counts change with every flush.
+  reusePlan: false,
+  text: `
 with hits as (
-  select * from json_to_recordset(?::json) as h(id uuid, site_id text, session_id text, kind text, name text, url text,
+  select * from json_to_recordset($1::json) as h(id uuid, site_id text, session_id text, kind text, name text, url text,
     referrer text, title text, props jsonb, occurred_at timestamptz, received_at timestamptz)
 ), inserted as (
   insert into page_events (id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at)
@@ -20,7 +24,7 @@ with hits as (
     min(occurred_at) as first_at, max(occurred_at) as last_at
   from inserted where session_id is not null group by site_id, session_id
 ), seen as (
-  select * from json_to_recordset(?::json) as s(site_id text, session_id text, visitor_id text, started_at timestamptz,
+  select * from json_to_recordset($2::json) as s(site_id text, session_id text, visitor_id text, started_at timestamptz,
     ended_at timestamptz, ip_address text, user_agent text, country text, city text, isp text, organization text, asn int,
     is_vpn boolean, is_proxy boolean, is_tor boolean, is_hosting boolean, platform text, browser text, os text, is_bot boolean,
     bot_reasons jsonb, referrer text, landing_url text, click_ids jsonb, consent text, device_hash text)
@@ -59,11 +63,13 @@ on conflict (site_id, session_id) do update set
   click_ids = v.click_ids || excluded.click_ids,
   consent = case when excluded.consent = 'unknown' then v.consent else excluded.consent end,
   device_hash = coalesce(excluded.device_hash, v.device_hash),
-  updated_at = now()`
+  updated_at = now()`,
+}
 
-export async function writeBatch(orm: MikroORM, batches: readonly CaptureBatch[]): Promise<void> {
+/** Bound parameters, not SQL text: the JSON of a flush is large, and escaping it into the SQL cost more than sending it. */
+export async function writeBatch(prepared: RunPrepared, batches: readonly CaptureBatch[]): Promise<void> {
   const events = batches.flatMap((b) => b.events)
   const visits = mergeVisits(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
   if (events.length === 0 && visits.length === 0) return
-  await orm.em.getConnection().execute(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
+  await prepared(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
 }

@@ -1,12 +1,12 @@
 import type { ConsolaInstance } from 'consola'
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { RunPrepared } from '../../../core/db/prepared.ts'
 import { openJournal } from './journal.ts'
 import type { CaptureBatch } from './rows.ts'
 import { writeBatch } from './write-batch.ts'
 
 export interface CaptureWriter {
-  /** Journals the batch (before the answer leaves) and queues it for the next flush. */
-  add: (batch: CaptureBatch) => void
+  /** Journals the batch and queues it for the next flush; resolves once journaled (answer only then). */
+  add: (batch: CaptureBatch) => Promise<void>
   /** Writes everything queued so far; resolves once it is committed. Flushes never overlap. */
   flush: () => Promise<void>
   /** Batches waiting for a flush. */
@@ -17,7 +17,7 @@ export interface CaptureWriter {
 }
 
 export interface CaptureWriterOptions {
-  orm: MikroORM
+  prepared: RunPrepared
   journalDir: string
   flushSize: number
   flushIntervalMs: number
@@ -48,7 +48,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     segments = []
     hits = 0
     try {
-      await writeBatch(options.orm, taken)
+      await writeBatch(options.prepared, taken)
       for (const file of done) journal.remove(file)
     }
     catch (error) {
@@ -65,11 +65,12 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
   }
 
   return {
-    add(batch) {
-      journal.append([batch])
+    async add(batch) {
+      const journaled = journal.append(batch)
       queue.push(batch)
       hits += batch.events.length
       if (hits >= options.flushSize) void flush()
+      await journaled
     },
     flush,
     pending: () => queue.length,
@@ -77,7 +78,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       // Hits a crashed process acknowledged but had not written: write them first, then forget the segment.
       for (const segment of journal.orphans()) {
         const batches = journal.read(segment) as CaptureBatch[]
-        await writeBatch(options.orm, batches)
+        await writeBatch(options.prepared, batches)
         journal.remove(segment)
         options.logger.info(`capture: wrote ${batches.length} journaled request(s) left by an earlier process`)
       }
