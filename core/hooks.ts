@@ -30,6 +30,11 @@ export interface DcgateHooks {
    * platform (the release plugin holds "when qualified" events here).
    */
   'conversion:before-deliver': (decision: DeliveryDecision) => HookResult
+  /**
+   * Erase one person's personal data on one site (a data deletion request). Every plugin holding personal data
+   * listens and removes its own; listeners run isolated, so one failing does not stop the others.
+   */
+  'dsar:erase': (request: { siteId: string, email: string, emailHash: string }) => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
   'error': (error: unknown, context: ErrorContext) => HookResult
 }

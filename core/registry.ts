@@ -36,6 +36,24 @@ export interface AdPlatformDefinition<O = unknown> {
   parseResponse: (response: PlatformResponse, events: readonly ConversionEvent[]) => DeliveryOutcome[]
 }
 
+/** What the release scheduler hands a CRM poller: fetch, a cache for OAuth sessions, the abort signal, and its clock. */
+export interface CrmPollContext extends AuthContext {
+  /** Places the first look-back window (no cursor yet). */
+  now: () => Date
+}
+
+/** A lead the CRM now calls qualified: its normalised email and the site's when-qualified event key to release. */
+export interface QualifiedLead {
+  email: string
+  eventName: string
+}
+
+export interface CrmPollResult {
+  qualified: QualifiedLead[]
+  /** Opaque to the scheduler: stored once the releases are done, and passed to the next poll. */
+  cursor?: string
+}
+
 /** A CRM poller: asks a CRM which held leads became qualified since the cursor. */
 export interface CrmPollerDefinition<O = unknown> {
   kind: 'crm-poller'
@@ -44,7 +62,7 @@ export interface CrmPollerDefinition<O = unknown> {
   apiVersion: string
   options: OptionsSchema<O>
   intervalSeconds: number
-  poll: (options: O, cursor: string | undefined, signal: AbortSignal) => Promise<{ qualified: { email: string, eventName: string }[], cursor?: string }>
+  poll: (options: O, cursor: string | undefined, ctx: CrmPollContext) => Promise<CrmPollResult>
 }
 
 /** One conversion a webhook produced. The messageId is derived from the platform's own ids (order id), so a retried or repeated webhook dedupes. */

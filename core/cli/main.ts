@@ -7,6 +7,7 @@ import { keysCommand } from './commands/keys.ts'
 import { sitesCommand } from './commands/sites.ts'
 import { verifyDomainCommand } from './commands/verify-domain.ts'
 import { dataCommand } from './commands/data.ts'
+import { heldCommand } from './commands/held.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
 
@@ -25,6 +26,8 @@ Commands:
   keys delete <prefix> --site <id>              delete a key; it stops working at once
   deliveries list --site <id> [--status S]      the delivery report (S: pending retrying sent failed skipped)
   deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
+  held list --site <id> [--status S]            held conversions (S: held released dropped expired)
+  held drop <id> --site <id>                    drop a held conversion (not a fit): never sent
   data update [--only tor-exits,cloud-aws]      download fresh Tor exit, cloud and VPN lists (needs the network)
 
 Options:
@@ -33,7 +36,7 @@ Options:
   --json       machine-readable output
   -h, --help   this help`
 
-const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'data']
+const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'held', 'data']
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -72,6 +75,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
     case 'sites': return rest[0] === 'verify-domain' ? verifyDomainCommand(client, out, rest.slice(1)) : sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
+    case 'held': return heldCommand(client, out, rest, { site: values.site, status: values.status })
     case 'data': return dataCommand(config, out, rest, { only: values.only })
     case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }

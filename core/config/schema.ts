@@ -64,6 +64,13 @@ const CaptureSchema = strict({
   scriptHost: v.optional(NonEmpty),
 })
 
+const ReleaseSchema = strict({
+  /** A held conversion not released within this many days expires; a release then answers 404. */
+  expireAfterDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365)), 30),
+  /** How often each site's CRM pollers run. */
+  pollIntervalSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 300),
+})
+
 const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
   from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
@@ -131,6 +138,7 @@ export const ConfigSchema = v.pipe(
     admin: v.optional(AdminSchema, {}),
     delivery: v.optional(DeliverySchema, {}),
     capture: v.optional(CaptureSchema, {}),
+    release: v.optional(ReleaseSchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
   }),

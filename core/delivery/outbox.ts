@@ -71,6 +71,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         const message = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
         return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'failed', attempts: row.attempts + 1, http_status: null, error: message, duration_ms: null, next_attempt_at: null, sent_at: null }
       }
+      // Past the platform's event-age window (a conversion released late, a long outage): recorded, not sent to be refused.
+      skip ??= tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
       if (skip) return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: row.attempts, http_status: null, error: skip, duration_ms: null, next_attempt_at: null, sent_at: null }
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!
@@ -119,6 +121,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return rows.length
     },
   }
+}
+
+function tooOld(occurredAt: Date, maxDays: number, platform: string): string | undefined {
+  const days = (Date.now() - occurredAt.getTime()) / 86_400_000
+  if (days <= maxDays) return undefined
+  return `the conversion happened ${Math.floor(days)} days ago; ${platform} takes events at most ${maxDays} days old`
 }
 
 interface ConversionRow {

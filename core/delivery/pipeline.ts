@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, type DcgateHookable } from '../hooks.ts'
 import { hashIdentity } from '../identity/hash.ts'
-import { normalizeCountry } from '../identity/normalize.ts'
+import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
@@ -88,14 +88,17 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const standardEvent = mapping.kind === 'mapped' ? mapping.standardEvent : null
       const sendable = destinations.length > 0 && !skipReason
       const inline = sendable && meta.deliver !== 'background'
+      const keepsBrowser = sendable || state === 'held'
       const content = contentOf(input)
       const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, [
         site.id, messageId, meta.source, input.event, standardEvent, occurredAt, input.value ?? null, input.currency ?? null,
         input.orderId ?? null, input.channel ?? 'online', JSON.stringify(input.items ?? []), JSON.stringify(identity), JSON.stringify(clickIds),
         input.userId ?? ids.customer_id ?? null, input.anonymousId ?? null, ids.dc_session_id ?? null, input.pageUrl ?? null,
-        sendable ? input.ip ?? null : null, sendable ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
+        // IP and browser are kept while a platform may still need them: for sending now, or for a release later.
+        keepsBrowser ? input.ip ?? null : null, keepsBrowser ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
         meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
         skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds, destinations.map((d) => d.definition.name),
+        state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
       ])
       if (rows.length === 0) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
 

@@ -20,16 +20,16 @@ export const LOOK_UP_INTAKE: PreparedStatement = {
  * The conversion and its outbox rows in one atomic statement (insert-first dedupe: a repeated messageId inserts
  * nothing and returns no row). $1–$27 are the conversion's columns in the order listed; $28 the delivery status,
  * $29 its error, $30 whether this process claims the rows for an inline attempt, $31 the lease in seconds,
- * $32 the providers.
+ * $32 the providers, $33 the held email (a held conversion only).
  */
 export const INSERT_CONVERSION: PreparedStatement = {
-  name: 'dcgate_insert_conversion_v1',
+  name: 'dcgate_insert_conversion_v2',
   text: `with c as (
       insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, value, currency, order_id, channel,
         items, identity, click_ids, user_id, anonymous_id, session_id, page_url, ip, user_agent, consent, is_bot, confirmation, state,
-        source_event_type, country, content_name, content_category)
+        source_event_type, country, content_name, content_category, held_email)
       values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb, $14, $15, $16, $17, $18, $19,
-        $20, $21, $22, $23, $24, $25, $26, $27)
+        $20, $21, $22, $23, $24, $25, $26, $27, $33)
       on conflict (site_id, message_id) do nothing returning id
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, status, error, locked_until)

@@ -4,10 +4,14 @@ import { Migration20261121062221 } from './Migration20261121062221.ts'
 import { Migration20261121072035 } from './Migration20261121072035.ts'
 import { Migration20261121080809 } from './Migration20261121080809.ts'
 import { Migration20261121084042 } from './Migration20261121084042.ts'
+import { Migration20261121090450 } from './Migration20261121090450.ts'
+import { Migration20261121090625 } from './Migration20261121090625.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
   { name: 'Migration20261121072035', class: Migration20261121072035 },
   { name: 'Migration20261121080809', class: Migration20261121080809 },
   { name: 'Migration20261121084042', class: Migration20261121084042 },
+  { name: 'Migration20261121090450', class: Migration20261121090450 },
+  { name: 'Migration20261121090625', class: Migration20261121090625 },
 ]

@@ -10,7 +10,7 @@ export const Conversion = defineEntity({
   name: 'Conversion',
   tableName: 'conversions',
   uniques: [{ properties: ['siteId', 'messageId'] }],
-  indexes: [{ properties: ['siteId', 'createdAt', 'id'] }],
+  indexes: [{ properties: ['siteId', 'createdAt', 'id'] }, { properties: ['siteId', 'heldEmail', 'event'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     siteId: p.string().length(64),
@@ -43,7 +43,11 @@ export const Conversion = defineEntity({
     country: p.string().length(2).nullable(),
     contentName: p.string().length(500).nullable(),
     contentCategory: p.string().length(255).nullable(),
-    /** accepted | held | unmapped */
+    /** A held conversion's email, normalised, so a release by event and email finds it; erasable, cleared on release. */
+    heldEmail: p.string().nullable(),
+    /** When a held conversion was released, dropped or expired. */
+    resolvedAt: p.datetime(6).nullable(),
+    /** accepted | unmapped | held → released | dropped | expired */
     state: p.string().length(16),
     createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
   },
