@@ -106,6 +106,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installAdminRoutes({
       routes, orm, sites, verifier, callHook,
       scriptHost: config.server.cdnUrl ?? baseUrl,
+      apiBase: baseUrl,
       migrate: runMigrations,
       status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })

@@ -16,6 +16,8 @@ export interface AdminDeps {
   /** Calls a hook without letting a failing listener break the response. */
   callHook: <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => Promise<unknown>
   scriptHost: string
+  /** The server's own base URL, for the release URL. */
+  apiBase: string
   status: () => Record<string, unknown>
   migrate: () => Promise<string[]>
 }
@@ -55,7 +57,10 @@ export function installAdminRoutes(deps: AdminDeps): void {
     params: SiteParams,
     handler: (_event, { params }) => {
       const s = site(params.id)
-      return { ...summary(s), release_secret: s.releaseSecret, script_tag: scriptTag(deps.scriptHost, s.copKey) }
+      return {
+        ...summary(s), release_secret: s.releaseSecret, script_tag: scriptTag(deps.scriptHost, s.copKey),
+        release_url: `${deps.apiBase}/api/v1/crm-release/${s.copKey}/${s.releaseSecret}`,
+      }
     },
   })
   routes.add({

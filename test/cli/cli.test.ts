@@ -11,7 +11,7 @@ import { onPostgres } from '../helpers/database.ts'
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 
 interface SiteJson { id: string, name: string, status: string, plan: string, domains: string[], cop_key: string }
-interface SiteDetailJson extends SiteJson { release_secret: string, script_tag: string }
+interface SiteDetailJson extends SiteJson { release_secret: string, script_tag: string, release_url: string }
 interface KeyJson { id: string, name: string, prefix: string, created_at: string, last_used_at: string | null }
 
 const KEY = /^dcp_[A-Za-z0-9_-]{43}$/
@@ -55,7 +55,7 @@ describe('dcgate sites', () => {
     expect(human.stdout).toMatch(new RegExp(`^demo\\s+Demo\\s+active\\s+free\\s+${copKey}$`, 'm'))
   })
 
-  it('sites show prints the cop_key, the release secret and the script tag; --json has them too', async () => {
+  it('sites show prints the cop_key, the release secret, the script tag and the release URL; --json has them too', async () => {
     const [human, machine] = await Promise.all([server.cli(['sites', 'show', 'demo']), server.cli(['sites', 'show', 'demo', '--json'])])
     before = json<SiteDetailJson>(machine)
     expect(before).toMatchObject({ id: 'demo', name: 'Demo', cop_key: expect.stringMatching(/^cop_/), release_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) })
@@ -66,6 +66,8 @@ describe('dcgate sites', () => {
     expect(text).toMatch(new RegExp(`^cop_key\\s+${copKey}$`, 'm'))
     expect(text).toMatch(new RegExp(`^release secret\\s+${releaseSecret}$`, 'm'))
     expect(text).toContain(scriptTag)
+    expect(before.release_url).toMatch(new RegExp(`^http://[^/]+/api/v1/crm-release/${copKey}/${releaseSecret}$`))
+    expect(text).toContain(before.release_url)
   })
 })
 

@@ -2,7 +2,7 @@ import type { AdminClient } from '../admin-client.ts'
 import { CliError, table, type Output } from '../output.ts'
 
 interface SiteSummary { id: string, name: string, status: string, plan: string, domains: string[], cop_key: string }
-interface SiteDetail extends SiteSummary { release_secret: string, script_tag: string }
+interface SiteDetail extends SiteSummary { release_secret: string, script_tag: string, release_url: string }
 
 export async function sitesCommand(client: AdminClient, out: Output, args: string[]): Promise<void> {
   const [action, id] = args
@@ -26,6 +26,9 @@ export async function sitesCommand(client: AdminClient, out: Output, args: strin
       '',
       'Script tag (paste into every page):',
       `  ${site.script_tag}`,
+      '',
+      'Release URL (qualification gate: POST {"event_name","email"} when a lead is qualified):',
+      `  ${site.release_url}`,
     ].join('\n'))
     return
   }
