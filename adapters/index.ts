@@ -11,6 +11,9 @@ import shopify from './sources/shopify/index.ts'
 import woocommerce from './sources/woocommerce/index.ts'
 import stripe from './sources/stripe/index.ts'
 import automationTools from './sources/automation/index.ts'
+import hubspot from './crm/hubspot/index.ts'
+import pipedrive from './crm/pipedrive/index.ts'
+import salesforce from './crm/salesforce/index.ts'
 
 /**
  * Every adapter dcgate ships, registered explicitly (no code generation). A meta-test fails when a
@@ -19,4 +22,5 @@ import automationTools from './sources/automation/index.ts'
 export const adapters: readonly AnyDefinition[] = [
   meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x,
   shopify, woocommerce, stripe, ...automationTools,
+  hubspot, pipedrive, salesforce,
 ]

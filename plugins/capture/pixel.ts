@@ -17,7 +17,8 @@ interface PixelInput {
 /**
  * A tracked event that is a conversion (a standard event, or a site event with `sendsAs`) enters the delivery
  * pipeline as `tracked`, with the visit's click ids, IP and user agent; "when qualified" events are held there.
- * The visit is written first so the pipeline's bot and consent gates see it. Delivery runs in the background.
+ * The visit is written first so the pipeline's bot and consent gates see it, and an identified visit's email goes
+ * with the conversion. Delivery runs in the background.
  */
 export async function acceptPixelConversions({ ctx, writer, site, body, batch, visitor }: PixelInput): Promise<void> {
   const conversions = body.hits.flatMap((hit, index) => {
@@ -26,6 +27,10 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
   })
   if (conversions.length === 0) return
   await writer.flush()
+  // An identified visit lends its email: hashed for the platforms, and the key a held conversion is released by.
+  const [visit] = body.sid
+    ? await ctx.orm.em.getConnection().execute<{ email: string | null, phone: string | null }[]>('select email, phone from visits where site_id = ? and session_id = ?', [site.id, body.sid])
+    : []
   for (const { hit, row } of conversions) {
     const props = hit.props ?? {}
     await ctx.conversions.accept(site, {
@@ -39,6 +44,7 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
       contentName: typeof props.content_name === 'string' ? props.content_name : undefined,
       contentCategory: typeof props.content_category === 'string' ? props.content_category : undefined,
       identifiers: { ...body.clickIds, dc_session_id: body.sid },
+      traits: visit?.email ? { email: visit.email, phone: visit.phone ?? undefined } : undefined,
       ip: visitor.ip,
       userAgent: visitor.userAgent,
       pageUrl: hit.url,

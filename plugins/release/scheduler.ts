@@ -47,8 +47,9 @@ export function createCrmScheduler(ctx: PluginContext, options: { tickMs?: numbe
       if (released > 0) ctx.logger.info(`release: ${definition.name} qualified ${released} held conversion(s) on site ${site.id}`)
     }
     catch (error) {
-      const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs
-      const delaySeconds = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : interval
+      const { retryAfterMs, retryable } = error as { retryAfterMs?: number, retryable?: boolean }
+      // A rate limit waits as long as the CRM asks; credentials that need the operator are tried again hourly, not every round.
+      const delaySeconds = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : retryable === false ? Math.max(interval, 3600) : interval
       await sql(
         `update crm_poll_state set locked_until = null, last_run_at = now(), last_error = ?, next_run_at = now() + make_interval(secs => ?)
          where site_id = ? and poller = ?`,

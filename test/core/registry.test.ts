@@ -105,6 +105,17 @@ describe('shipped adapters', () => {
     }
   })
 
+  // Every CRM poller runs the shared contract suite too.
+  it('gives every folder under adapters/crm a test that runs the crm-poller contract suite', () => {
+    const dir = new URL('../../adapters/crm/', import.meta.url)
+    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS.crm!.includes(d.name)).map((d) => d.name) : []
+    for (const folder of folders) {
+      const suite = new URL(`../crm/${folder}.test.ts`, import.meta.url)
+      expect(existsSync(suite), `test/crm/${folder}.test.ts is missing`).toBe(true)
+      expect(readFileSync(suite, 'utf8'), `test/crm/${folder}.test.ts does not call testCrmPoller`).toMatch(/testCrmPoller(<[^>]*>)?\(/)
+    }
+  })
+
   // Every intake source runs the shared contract suite too.
   it('gives every folder under adapters/sources a test that runs the intake-source contract suite', () => {
     const dir = new URL('../../adapters/sources/', import.meta.url)

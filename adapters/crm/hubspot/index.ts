@@ -1,0 +1,45 @@
+import * as v from 'valibot'
+import { defineCrmPoller } from '../../../core/registry.ts'
+import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, objectMessage, pageSize } from '../shared/options.ts'
+import { pollHubspot } from './poll.ts'
+import { HUBSPOT_API_VERSION } from './version.ts'
+
+export interface HubspotOptions {
+  accessToken: string
+  eventName: string
+  property: string
+  values: string[]
+  modifiedProperty: string
+  overlapMinutes: number
+  initialLookbackDays: number
+  pageSize: number
+  baseUrl: string
+}
+
+const PropertyName = v.pipe(v.string('must be a string'), v.trim(), v.regex(/^[a-z0-9_]+$/, 'must be a property\'s internal name (lower case, digits and _), e.g. lifecyclestage'))
+
+/** `sites[].crm.hubspot`. */
+export const hubspotOptions = v.strictObject(
+  {
+    accessToken: NonEmpty,
+    eventName: EventName,
+    property: v.optional(PropertyName, 'lifecyclestage'),
+    // One filter group each; HubSpot allows 5 groups a search.
+    values: v.optional(v.pipe(v.array(NonEmpty, 'must be a list of property values'), v.minLength(1, 'must list at least one value'), v.maxLength(5, 'must list at most 5 values (HubSpot allows 5 filter groups a search)')), ['salesqualifiedlead']),
+    modifiedProperty: v.optional(PropertyName, 'lastmodifieddate'),
+    overlapMinutes: OverlapMinutes,
+    initialLookbackDays: InitialLookbackDays,
+    pageSize: pageSize(1, 100, 100),
+    baseUrl: v.optional(httpUrl('https://api.hubapi.com'), 'https://api.hubapi.com'),
+  },
+  objectMessage('accessToken and eventName'),
+) satisfies v.GenericSchema<unknown, HubspotOptions>
+
+/** HubSpot CRM v3 contacts search, polled for contacts that reached a qualified stage. Setup and decisions: README.md. */
+export default defineCrmPoller<HubspotOptions>({
+  name: 'hubspot',
+  apiVersion: HUBSPOT_API_VERSION,
+  options: hubspotOptions,
+  intervalSeconds: 300,
+  poll: pollHubspot,
+})
