@@ -105,36 +105,21 @@ describe('shipped adapters', () => {
     }
   })
 
-  // Every CRM poller runs the shared contract suite too.
-  it('gives every folder under adapters/crm a test that runs the crm-poller contract suite', () => {
-    const dir = new URL('../../adapters/crm/', import.meta.url)
-    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS.crm!.includes(d.name)).map((d) => d.name) : []
-    for (const folder of folders) {
-      const suite = new URL(`../crm/${folder}.test.ts`, import.meta.url)
-      expect(existsSync(suite), `test/crm/${folder}.test.ts is missing`).toBe(true)
-      expect(readFileSync(suite, 'utf8'), `test/crm/${folder}.test.ts does not call testCrmPoller`).toMatch(/testCrmPoller(<[^>]*>)?\(/)
-    }
-  })
-
-  // Every intake source runs the shared contract suite too.
-  it('gives every folder under adapters/sources a test that runs the intake-source contract suite', () => {
-    const dir = new URL('../../adapters/sources/', import.meta.url)
-    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : []
-    for (const folder of folders) {
-      const suite = new URL(`../sources/${folder}.test.ts`, import.meta.url)
-      expect(existsSync(suite), `test/sources/${folder}.test.ts is missing`).toBe(true)
-      expect(readFileSync(suite, 'utf8'), `test/sources/${folder}.test.ts does not call testIntakeSource`).toMatch(/testIntakeSource(<[^>]*>)?\(/)
-    }
-  })
-
-  // Every ad platform runs the shared contract suite (CONVENTIONS rule 3).
-  it('gives every folder under adapters/ads a test that runs the ad-platform contract suite', () => {
-    const dir = new URL('../../adapters/ads/', import.meta.url)
-    const folders = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS.ads!.includes(d.name)).map((d) => d.name) : []
-    for (const folder of folders) {
-      const suite = new URL(`../adapters/${folder}.test.ts`, import.meta.url)
-      expect(existsSync(suite), `test/adapters/${folder}.test.ts is missing`).toBe(true)
-      expect(readFileSync(suite, 'utf8'), `test/adapters/${folder}.test.ts does not call testAdPlatform`).toMatch(/testAdPlatform(<[^>]*>)?\(/)
-    }
-  })
+  // Every implementation runs its kind's shared contract suite (CONVENTIONS rule 3).
+  const suites = [
+    { folder: 'ads', tests: 'adapters', suite: 'testAdPlatform' },
+    { folder: 'crm', tests: 'crm', suite: 'testCrmPoller' },
+    { folder: 'sources', tests: 'sources', suite: 'testIntakeSource' },
+  ] as const
+  for (const { folder, tests, suite } of suites) {
+    it(`gives every folder under adapters/${folder} a test that runs ${suite}`, () => {
+      const dir = new URL(`../../adapters/${folder}/`, import.meta.url)
+      const names = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS[folder]?.includes(d.name)).map((d) => d.name) : []
+      for (const name of names) {
+        const file = new URL(`../${tests}/${name}.test.ts`, import.meta.url)
+        expect(existsSync(file), `test/${tests}/${name}.test.ts is missing`).toBe(true)
+        expect(readFileSync(file, 'utf8'), `test/${tests}/${name}.test.ts does not call ${suite}`).toMatch(new RegExp(`${suite}(<[^>]*>)?\\(`))
+      }
+    })
+  }
 })
