@@ -2,18 +2,21 @@ import type { RunPrepared, PreparedStatement } from '../db/prepared.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import { normalizeEmail } from '../identity/normalize.ts'
+import { sha256Hex } from '../identity/hash.ts'
 
 /**
- * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms. Claims every matching held
+ * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms, $6 the email's SHA-256
+ * (an integrator that sent the email already hashed). Claims every matching held
  * row oldest first (skip locked: a concurrent identical release takes none of them), marks it released as
  * `crm_qualified`, and writes its outbox rows; the delivery worker sends them like any other delivery. The gates
  * the conversion passed at capture apply again here: a bot or a denied consent is recorded as skipped.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v1',
+  name: 'dcgate_release_held_v2',
   text: `with claimed as (
       select id from conversions
-      where site_id = $1 and event = $2 and held_email = $3 and state = 'held' and created_at > now() - make_interval(days => $4::int)
+      where site_id = $1 and event = $2 and state = 'held' and created_at > now() - make_interval(days => $4::int)
+        and (held_email = $3 or (held_email is null and identity ->> 'email' = $6))
       order by created_at, id for update skip locked
     ), released as (
       update conversions c set state = 'released', resolved_at = now(), confirmation = 'crm_qualified', held_email = null
@@ -43,6 +46,6 @@ export async function releaseHeld(
   const normalized = normalizeEmail(email)
   const platforms = deps.registry.forSite(site.id, 'ad-platform').map((c) => c.definition.name)
   if (!normalized) return { released: [], platforms: platforms.length }
-  const rows = await deps.prepared<{ id: string }>(RELEASE_HELD, [site.id, eventName, normalized, expireAfterDays, platforms])
+  const rows = await deps.prepared<{ id: string }>(RELEASE_HELD, [site.id, eventName, normalized, expireAfterDays, platforms, sha256Hex(normalized)])
   return { released: rows.map((r) => r.id), platforms: platforms.length }
 }

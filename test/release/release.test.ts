@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { defineCrmPoller } from '../../core/registry.ts'
+import { sha256Hex } from '../../core/identity/hash.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeTestPlatform, testPlatform } from '../intake/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
@@ -87,6 +88,16 @@ describe('POST /api/v1/crm-release/:api_key/:secret', () => {
     expect(answers.filter((r) => r.status === 404)).toHaveLength(9)
     expect(await ok[0]!.json()).toMatchObject({ releasedCount: 2 })
     await expect.poll(() => sentFor('many-1').length + sentFor('many-2').length).toBe(2)
+  })
+
+  it('finds a conversion whose email the integrator sent already hashed', async () => {
+    const hashed = sha256Hex('hashed.lead@example.com')
+    await app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key },
+      body: JSON.stringify({ event: 'qualified_lead', messageId: 'hashed-1', context: { traits: { email: hashed } } }),
+    })
+    const response = await release({ event_name: 'qualified_lead', email: 'Hashed.Lead@example.com' })
+    expect(await response.json()).toMatchObject({ success: true, releasedCount: 1 })
   })
 
   it('answers 401 for a wrong key or secret and 400 for a missing field, releasing nothing', async () => {
