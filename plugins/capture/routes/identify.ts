@@ -51,8 +51,9 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
       if (!personalAllowed(consentRequired(site, verdict.country, intel), body.consent)) {
         throw apiError(403, { message: 'This visitor has not consented; nothing was stored', code: 'CONSENT_REQUIRED' })
       }
-      const identity = hashIdentity({ email: body.email, phone: body.fields?.phone })
-      const email = normalizeEmail(body.email)!
+      const email = normalizeEmail(body.email)
+      if (!email) throw apiError(400, { message: 'email: must be an email address', errors: ['email: must be an email address'] })
+      const identity = hashIdentity({ email, phone: body.fields?.phone })
       const payload: IdentifyPayload = { siteId: site.id, email, emailHash: identity.email!, source: body.via === 'form' ? 'form' : 'client_sdk', country: verdict.country, isVpn: verdict.isVpn }
       await callHookSafe(ctx.hooks, ctx.logger, 'capture:identify', payload)
       const sql = ctx.orm.em.getConnection()
