@@ -89,7 +89,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       silent: true,
       onError: async (error, event) => {
         if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
-        return jsonResponse(error.status, errorBody(error), error.headers)
+        return jsonResponse(error.status, errorBody(error), withCorsHeaders(error.headers, event))
       },
       // One debug line per request, errors included; only at debug level, so the hot path stays lean.
       ...(isDebug(logger) ? requestLogging(logger) : {}),
@@ -131,6 +131,18 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await close().catch(() => {})
     throw error
   }
+}
+
+/**
+ * CORS headers a route set before it failed (the capture routes, for the site's origins) stay on the error answer,
+ * so the browser lets the script read why; other staged headers do not.
+ */
+function withCorsHeaders(headers: Headers | undefined, event: H3Event | undefined): Headers | undefined {
+  const staged = event?.res.headers
+  if (!staged?.has('access-control-allow-origin')) return headers
+  const merged = new Headers(headers)
+  for (const [name, value] of staged) if (name.startsWith('access-control-') || name === 'vary') merged.set(name, value)
+  return merged
 }
 
 function requestLogging(logger: ConsolaInstance) {

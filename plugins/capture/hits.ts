@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { CollectBody } from './protocol.ts'
 import type { CaptureBatch, PageEventRow, VisitRow } from './store/rows.ts'
 import type { VisitInfo } from './intel/types.ts'
@@ -23,13 +23,13 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
   const events: PageEventRow[] = body.hits.map((hit) => {
     const at = hit.ts > received || hit.ts < received - MAX_LAG_MS ? received : hit.ts
     return {
-      id: randomUUID(),
+      id: hit.hid ? hitUuid(ctx.siteId, hit.hid) : randomUUID(),
       site_id: ctx.siteId,
       session_id: sessionId,
       kind: hit.t,
       name: hit.t === 'event' ? hit.name : null,
-      url: hit.url,
-      referrer: hit.t === 'pageview' ? hit.ref ?? null : null,
+      url: ctx.personal ? hit.url : withoutClickIds(hit.url),
+      referrer: hit.t === 'pageview' && hit.ref ? (ctx.personal ? hit.ref : withoutClickIds(hit.ref)) : null,
       title: hit.t === 'pageview' ? hit.title ?? null : null,
       props: hit.t === 'event' ? hit.props ?? null : null,
       occurred_at: new Date(at).toISOString(),
@@ -69,4 +69,17 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
     device_hash: body.device?.hash ?? null,
   }
   return { events, visit }
+}
+
+/** The stored id of a hit the script named: the same hit sent again (after consent, or retried) maps to the same row. */
+function hitUuid(siteId: string, hid: string): string {
+  const hex = createHash('sha256').update(`${siteId}:${hid}`).digest('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+}
+
+const CLICK_ID_PARAM = /([?&])(gclid|gbraid|wbraid|fbclid|ttclid|li_fat_id|msclkid|rdt_cid|epik|twclid|ScCid|_gl)=[^&#]*/g
+
+/** A URL kept without consent loses its click ids: they identify the ad click, so the person. */
+export function withoutClickIds(url: string): string {
+  return url.replace(CLICK_ID_PARAM, '$1').replace(/([?&])&+/g, '$1').replace(/[?&]+(#|$)/, '$1')
 }

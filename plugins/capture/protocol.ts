@@ -21,8 +21,15 @@ const Url = v.pipe(v.string(), v.maxLength(4096))
 const Time = v.pipe(v.number(), v.integer(), v.minValue(0))
 const PropValue = v.union([v.pipe(v.string(), v.maxLength(1000)), v.number(), v.boolean(), v.null()])
 
+/**
+ * The hit's own id, made by the script. A page view first sent without identifiers (consent pending) and sent again
+ * with them once given carries the same id: the server links the stored hit to the visit instead of counting it twice.
+ */
+const HitId = v.optional(Id)
+
 export const PageView = v.object({
   t: v.literal('pageview'),
+  hid: HitId,
   /** Client time, ms since epoch; the server also stamps its own. */
   ts: Time,
   url: Url,
@@ -33,6 +40,7 @@ export const PageView = v.object({
 
 export const TrackedEvent = v.object({
   t: v.literal('event'),
+  hid: HitId,
   ts: Time,
   url: Url,
   /** `dcutils.track(name, props)`; a standard event or a site event key is a pixel conversion. */

@@ -143,10 +143,17 @@ describe('hits and identify fields', () => {
     expect(v.safeParse(protocol.CollectBody, { v: 1, hits: [view, event] }).issues).toBeUndefined()
   })
 
+  it('gives every hit its own id, so a hit sent twice is stored once', () => {
+    const a = pageView('https://a.example/', T)
+    const b = pageView('https://a.example/', T)
+    expect(a.hid).toMatch(/^[A-Za-z0-9_-]{8,64}$/)
+    expect(a.hid).not.toBe(b.hid)
+  })
+
   it('drops what cannot be fixed', () => {
     expect(trackedEvent('', {}, undefined, 'https://a.example/', T)).toBeUndefined()
     expect(trackedEvent(5, {}, undefined, 'https://a.example/', T)).toBeUndefined()
-    expect(trackedEvent('Lead', 'x', { id: '' }, 'https://a.example/', T)).toEqual({ t: 'event', ts: T, url: 'https://a.example/', name: 'Lead' })
+    expect(trackedEvent('Lead', 'x', { id: '' }, 'https://a.example/', T)).toEqual({ t: 'event', hid: expect.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), ts: T, url: 'https://a.example/', name: 'Lead' })
     expect(cleanProps({ a: 'x', b: null, c: false, d: undefined })).toEqual({ a: 'x', b: null, c: false })
   })
 

@@ -145,6 +145,32 @@ describe('POST /collect', () => {
     }
   })
 
+  it('keeps the CORS headers on an error answer, so the script can read why', async () => {
+    const response = await collect({ v: 1, hits: [] }, { origin: 'https://shop.example' })
+    expect(response.status).toBe(400)
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+  })
+
+  it('links a page view first counted without identifiers to the visit when it is sent again after consent, and strips click ids before consent', async () => {
+    const view = { t: 'pageview', hid: 'hit-landing-0001', ts: Date.now(), url: 'https://shop.example/?gclid=eu-click&utm_source=ads' }
+    await collect({ v: 1, hits: [view] }, { ip: UK_IP })
+    await expect.poll(async () => (await sql<{ url: string, session_id: string | null }[]>('select url, session_id from page_events where url like ?', ['https://shop.example/?utm_source=ads%'])).length).toBe(1)
+    const session = sid()
+    await collect({ v: 1, sid: session, vid: 'visitor-0099', consent: 'granted', hits: [view], clickIds: { gclid: 'eu-click' } }, { ip: UK_IP })
+    expect(await visit(session)).toMatchObject({ page_count: 1, landing_url: view.url })
+    const rows = await sql<{ url: string, session_id: string | null }[]>(`select url, session_id from page_events where url like 'https://shop.example/?%utm_source=ads%'`)
+    expect(rows).toEqual([{ url: view.url, session_id: session }])
+  })
+
+  it('a withdrawal reaches the visit: consent denied, click ids and network identifiers gone', async () => {
+    const session = sid()
+    await collect({ v: 1, sid: session, vid: 'visitor-0100', consent: 'granted', hits: [pageview()], clickIds: { gclid: 'gone' } })
+    await visit(session)
+    await collect({ v: 1, sid: session, consent: 'denied', hits: [{ t: 'event', ts: Date.now(), url: 'https://shop.example/', name: 'dc_consent_withdrawn' }] })
+    const [row] = await sql<Record<string, any>[]>('select consent, click_ids, ip_address, user_agent from visits where session_id = ?', [session])
+    expect(row).toEqual({ consent: 'denied', click_ids: {}, ip_address: null, user_agent: null })
+  })
+
   it('accepts any origin on a site with no domains configured, and never asks for consent with banner off', async () => {
     const response = await collect({ v: 1, hits: [pageview('https://anything.example/')] }, { key: openCopKey, origin: 'https://anything.example', ip: UK_IP })
     expect(response.status).toBe(202)

@@ -4,6 +4,7 @@
  */
 import type { InferInput } from 'valibot'
 import type { CollectBody, IdentifyBody } from '../protocol.ts'
+import { randomId } from './ids.ts'
 
 export type CollectInput = InferInput<typeof CollectBody>
 export type IdentifyInput = InferInput<typeof IdentifyBody>
@@ -15,7 +16,7 @@ type PropValue = string | number | boolean | null
 const cut = (value: string, max: number): string => value.slice(0, max)
 
 export function pageView(url: string, ts: number, ref?: string, title?: string): PageViewHit {
-  const hit: PageViewHit = { t: 'pageview', ts, url: cut(url, 4096) }
+  const hit: PageViewHit = { t: 'pageview', hid: randomId(), ts, url: cut(url, 4096) }
   if (ref) hit.ref = cut(ref, 4096)
   if (title) hit.title = cut(title, 500)
   return hit
@@ -40,7 +41,7 @@ export function cleanProps(props: unknown): Record<string, PropValue> | undefine
 /** `dcutils.track(name, props, { id })`; undefined when the name is not a non-empty string. */
 export function trackedEvent(name: unknown, props: unknown, options: unknown, url: string, ts: number): EventHit | undefined {
   if (typeof name !== 'string' || !name) return undefined
-  const hit: EventHit = { t: 'event', ts, url: cut(url, 4096), name: cut(name, 255) }
+  const hit: EventHit = { t: 'event', hid: randomId(), ts, url: cut(url, 4096), name: cut(name, 255) }
   const cleaned = cleanProps(props)
   if (cleaned) hit.props = cleaned
   const id: unknown = options && typeof options === 'object' ? (options as { id?: unknown }).id : undefined

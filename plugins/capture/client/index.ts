@@ -58,8 +58,8 @@ function start(): void {
   let device: Device | undefined
   let fingerprinting = false
   let closeBanner: (() => void) | undefined
-  /** The last page view sent without identifiers; sent again with them once consent allows. */
-  let anonymousView: PageViewHit | undefined
+  /** Page views of this page load sent without identifiers; sent again (same hit ids) once consent allows. */
+  const anonymousViews: PageViewHit[] = []
   let lastPage = ''
   let lastUrl = ''
   const waitingIdentify: [unknown, unknown][] = []
@@ -93,7 +93,7 @@ function start(): void {
       if (Object.keys(clickIds).length) body.clickIds = clickIds
       if (device) body.device = device
     } else {
-      for (const hit of hits) if (hit.t === 'pageview') anonymousView = hit
+      for (const hit of hits) if (hit.t === 'pageview' && anonymousViews.length < 20) anonymousViews.push(hit)
     }
     void post(endpoint('collect'), body, unloading).then(guard(answer))
   }))
@@ -119,8 +119,7 @@ function start(): void {
       fingerprint().then((found) => void (device = found), () => undefined)
     }
     for (const [email, fields] of waitingIdentify.splice(0)) identify(email, fields, 'sdk')
-    if (anonymousView) queue.push(anonymousView)
-    anonymousView = undefined
+    for (const view of anonymousViews.splice(0)) queue.push(view)
   }
 
   function banner(): void {
@@ -132,9 +131,17 @@ function start(): void {
     state.choice = choice
     closeBanner?.()
     closeBanner = undefined
-    if (choice === 'denied') for (const key of IDENTIFIERS) remove(key)
+    if (choice === 'denied') withdraw()
     set(KEYS.consent, choice)
     if (choice === 'granted') onPermitted()
+  }
+
+  /** Forgets the identifiers; a visit that had them is told once, so the server stops its conversions too. */
+  function withdraw(): void {
+    const previous = parseSession(get(KEYS.session))?.id
+    for (const key of IDENTIFIERS) remove(key)
+    const hit = previous && trackedEvent('dc_consent_withdrawn', undefined, undefined, location.href, Date.now())
+    if (hit) void post(endpoint('collect'), { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] }, false)
   }
 
   function identify(email: unknown, fields: unknown, via: 'sdk' | 'form'): void {

@@ -7,7 +7,7 @@ import { mergeVisits, type CaptureBatch } from './rows.ts'
  * statement inserted. Atomic, so a replay after a commit adds nothing.
  */
 const WRITE_BATCH: PreparedStatement = {
-  name: 'dcgate_capture_write_batch_v1',
+  name: 'dcgate_capture_write_batch_v2',
   // Planned per call: its row counts change with every flush.
   reusePlan: false,
   text: `
@@ -17,7 +17,10 @@ with hits as (
 ), inserted as (
   insert into page_events (id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at)
   select id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at from hits
-  on conflict (id) do nothing
+  -- The same hit again: a replayed journal changes nothing; a page view first counted without identifiers and
+  -- sent again once consent was given is linked to its visit (and counted there) instead of stored twice.
+  on conflict (id) do update set session_id = excluded.session_id, url = excluded.url, referrer = excluded.referrer
+    where page_events.session_id is null and excluded.session_id is not null
   returning site_id, session_id, kind, occurred_at
 ), counts as (
   select site_id, session_id, count(*) filter (where kind = 'pageview') as pages, count(*) filter (where kind = 'event') as events,
