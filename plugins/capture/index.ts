@@ -17,7 +17,7 @@ export default definePlugin({
   async setup(ctx) {
     const { config, logger } = ctx
     const intel = await createVisitIntel({ geoDatabase: config.capture.geoDatabase, dataDir: config.dataDir, logger })
-    for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source}${info.date ? ` (${info.date})` : ""}`)
+    for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source}${info.date ? ` (${info.date})` : ''}`)
     const writer = createCaptureWriter({
       prepared: ctx.prepared,
       journalDir: join(config.dataDir, 'capture-journal'),
