@@ -28,7 +28,7 @@ Commands:
   deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
   held list --site <id> [--status S]            held conversions (S: held released dropped expired)
   held drop <id> --site <id>                    drop a held conversion (not a fit): never sent
-  data update [--only tor-exits,cloud-aws]      download fresh Tor exit, cloud and VPN lists (needs the network)
+  data update [--only tor-exits,cloud-aws]      download fresh Tor exit and cloud provider lists (needs the network)
 
 Options:
   --config F   config file (.ts, .mjs or .js); default DCGATE_CONFIG or config/dcgate.config.ts

@@ -12,14 +12,17 @@ import { sha256Hex } from '../identity/hash.ts'
  * the conversion passed at capture apply again here: a bot or a denied consent is recorded as skipped.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v2',
+  name: 'dcgate_release_held_v3',
   text: `with claimed as (
       select id from conversions
       where site_id = $1 and event = $2 and state = 'held' and created_at > now() - make_interval(days => $4::int)
         and (held_email = $3 or (held_email is null and identity ->> 'email' = $6))
       order by created_at, id for update skip locked
     ), released as (
-      update conversions c set state = 'released', resolved_at = now(), confirmation = 'crm_qualified', held_email = null
+      update conversions c set state = 'released', resolved_at = now(), confirmation = 'crm_qualified', held_email = null,
+        -- With no platform to send to, IP and browser are no longer needed; otherwise the last delivery clears them.
+        ip = case when cardinality($5::text[]) = 0 then null else c.ip end,
+        user_agent = case when cardinality($5::text[]) = 0 then null else c.user_agent end
       from claimed where c.id = claimed.id
       returning c.id, c.created_at, c.is_bot, c.consent
     ), d as (

@@ -35,7 +35,8 @@ export function addHeldAdmin(ctx: PluginContext): void {
     params: v.object({ id: v.string(), conversion: v.pipe(v.string(), v.uuid('must be a conversion id')) }),
     handler: async (_event, { params }) => {
       const rows = await sql<{ id: string }[]>(
-        `update conversions set state = 'dropped', resolved_at = now(), held_email = null where site_id = ? and id = ? and state = 'held' returning id`,
+        `update conversions set state = 'dropped', resolved_at = now(), held_email = null, ip = null, user_agent = null
+         where site_id = ? and id = ? and state = 'held' returning id`,
         [knownSite(params.id), params.conversion],
       )
       if (rows.length === 0) throw apiError(404, { message: `No held conversion ${params.conversion} on site "${params.id}"` })
@@ -44,15 +45,18 @@ export function addHeldAdmin(ctx: PluginContext): void {
   })
 
   // A deletion request removes the person's held rows (spec: held → deleted, "held row removed").
-  ctx.hooks.hook('dsar:erase', async ({ siteId, email }) => {
-    await sql(`delete from conversions where site_id = ? and state = 'held' and held_email = ?`, [siteId, normalizeEmail(email) ?? email])
+  ctx.hooks.hook('dsar:erase', async ({ siteId, email, emailHash }) => {
+    await sql(
+      `delete from conversions where site_id = ? and state = 'held' and (held_email = ? or identity ->> 'email' = ?)`,
+      [siteId, normalizeEmail(email) ?? email, emailHash],
+    )
   })
 }
 
 /** Marks held conversions older than the expiry as expired; hourly, and once at start. Safe on several instances. */
 export function startExpiry(ctx: PluginContext): () => void {
   const expire = () => ctx.orm.em.getConnection().execute(
-    `update conversions set state = 'expired', resolved_at = now(), held_email = null
+    `update conversions set state = 'expired', resolved_at = now(), held_email = null, ip = null, user_agent = null
      where state = 'held' and created_at <= now() - make_interval(days => ?)`,
     [ctx.config.release.expireAfterDays],
   ).catch((error: unknown) => void ctx.hooks.callHook('error', error, { source: 'release:expiry' }))

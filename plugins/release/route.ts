@@ -7,8 +7,8 @@ import { releaseHeld } from '../../core/delivery/release.ts'
 const failure = (status: number, message: string) => apiError(status, { success: false, message })
 
 const ReleaseBody = v.object({
-  event_name: v.pipe(v.string('event_name: must be a string'), v.trim(), v.minLength(1, 'event_name: is required')),
-  email: v.pipe(v.string('email: must be a string'), v.trim(), v.minLength(1, 'email: is required')),
+  event_name: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'is required')),
+  email: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'is required')),
 })
 
 const ReleaseAnswer = v.object({ success: v.literal(true), message: v.string(), releasedCount: v.number() })
@@ -31,6 +31,8 @@ export function addReleaseRoute(ctx: PluginContext): void {
       const site = ctx.sites.byCopKey(decodeURIComponent(params.api_key))
       if (!site) throw failure(401, 'Invalid api_key')
       if (!secretMatches(decodeURIComponent(params.secret), site.releaseSecret)) throw failure(401, 'Invalid secret')
+      // A paused site sends nothing: its held conversions stay held until it is active again.
+      if (site.status === 'paused') throw apiError(402, { success: false, message: 'This site is paused; nothing was released', code: 'APP_INACTIVE' })
       event.context.releaseSiteId = site.id
     },
     invalid: (problems) => failure(400, problems.join('; ')),

@@ -110,7 +110,7 @@ describe('POST /api/v1/crm-release/:api_key/:secret', () => {
     for (const missing of [{ email: 'guard@example.com' }, { event_name: 'qualified_lead' }, { event_name: '', email: 'guard@example.com' }]) {
       const response = await release(missing)
       expect(response.status).toBe(400)
-      expect(await response.json()).toMatchObject({ success: false, message: expect.stringMatching(/event_name|email/) })
+      expect(await response.json()).toMatchObject({ success: false, message: expect.stringMatching(/^(event_name|email): (is required|must be a string)/) })
     }
     expect((await app.request(`/api/v1/crm-release/${copKey}`, { method: 'POST', body: JSON.stringify(body) })).status).toBeGreaterThanOrEqual(400)
     expect(await sql('select state from conversions where message_id = ?', ['guard-1'])).toEqual([{ state: 'held' }])
@@ -152,10 +152,18 @@ describe('held conversion lifecycle', () => {
     expect((await release({ event_name: 'qualified_lead', email: 'old@example.com' })).status).toBe(404)
   })
 
-  it('a data deletion for the email removes its held rows', async () => {
+  it('a data deletion for the email removes its held rows, also one whose email arrived hashed', async () => {
     await capture('erase-1', 'erase@example.com')
-    await app.dcgate.hooks.callHook('dsar:erase', { siteId: 'shop', email: 'Erase@Example.com', emailHash: 'x' })
-    expect(await sql('select 1 from conversions where message_id = ?', ['erase-1'])).toEqual([])
+    await capture('erase-2', sha256Hex('erase@example.com'))
+    await app.dcgate.hooks.callHook('dsar:erase', { siteId: 'shop', email: 'Erase@Example.com', emailHash: sha256Hex('erase@example.com') })
+    expect(await sql(`select 1 from conversions where message_id in ('erase-1', 'erase-2')`)).toEqual([])
+  })
+
+  it('a dropped or expired hold no longer keeps the IP and browser', async () => {
+    await capture('forget-1', 'forget@example.com')
+    const [row] = await sql<{ id: string }[]>('select id from conversions where message_id = ?', ['forget-1'])
+    await app.admin('POST', `/sites/shop/held/${row!.id}/drop`)
+    expect(await sql('select ip, user_agent from conversions where id = ?', [row!.id])).toEqual([{ ip: null, user_agent: null }])
   })
 })
 

@@ -2,7 +2,7 @@ import type { ResolvedConfig } from '../../config/schema.ts'
 import { CliError, type Output } from '../output.ts'
 
 /**
- * `dcgate data update [--only tor-exits,cloud-aws]`: downloads fresh Tor exit, cloud and VPN lists into
+ * `dcgate data update [--only tor-exits,cloud-aws]`: downloads fresh Tor exit and cloud provider lists into
  * `<dataDir>/intel/` (needs the network). A running server reads them at its next start.
  */
 export async function dataCommand(config: ResolvedConfig, out: Output, args: readonly string[], options: { only?: string }): Promise<void> {
