@@ -15,6 +15,12 @@ const ReleaseAnswer = v.object({ success: v.literal(true), message: v.string(), 
 
 /** POST /api/v1/crm-release/:api_key/:secret (spec: "Release endpoint"). */
 export function addReleaseRoute(ctx: PluginContext): void {
+  // The spec answers a URL with a part missing with 400, not the router's 404.
+  for (const partial of ['/api/v1/crm-release', '/api/v1/crm-release/:api_key']) {
+    ctx.app.post(partial, () => {
+      throw failure(400, 'The URL needs the api_key and the secret: /api/v1/crm-release/<api_key>/<secret>')
+    })
+  }
   ctx.routes.add({
     method: 'POST',
     path: '/api/v1/crm-release/:api_key/:secret',

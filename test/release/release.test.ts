@@ -112,7 +112,11 @@ describe('POST /api/v1/crm-release/:api_key/:secret', () => {
       expect(response.status).toBe(400)
       expect(await response.json()).toMatchObject({ success: false, message: expect.stringMatching(/^(event_name|email): (is required|must be a string)/) })
     }
-    expect((await app.request(`/api/v1/crm-release/${copKey}`, { method: 'POST', body: JSON.stringify(body) })).status).toBeGreaterThanOrEqual(400)
+    for (const partial of [`/api/v1/crm-release/${copKey}`, `/api/v1/crm-release/${copKey}/`, '/api/v1/crm-release']) {
+      const response = await app.request(partial, { method: 'POST', body: JSON.stringify(body) })
+      expect(response.status, partial).toBe(400)
+      expect(await response.json()).toEqual({ success: false, message: expect.stringContaining('api_key and the secret') })
+    }
     expect(await sql('select state from conversions where message_id = ?', ['guard-1'])).toEqual([{ state: 'held' }])
   })
 
