@@ -10,7 +10,12 @@ export const Conversion = defineEntity({
   name: 'Conversion',
   tableName: 'conversions',
   uniques: [{ properties: ['siteId', 'messageId'] }],
-  indexes: [{ properties: ['siteId', 'createdAt', 'id'] }, { properties: ['siteId', 'heldEmail', 'event'] }],
+  indexes: [
+    { properties: ['siteId', 'createdAt', 'id'] },
+    { properties: ['siteId', 'heldEmail', 'event'] },
+    // The export folds conversions that share an order id into one row (plugins/export).
+    { properties: ['siteId', 'orderId'] },
+  ],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     siteId: p.string().length(64),

@@ -12,6 +12,10 @@ export const Delivery = defineEntity({
     { properties: ['status', 'nextAttemptAt'] },
     { properties: ['siteId', 'createdAt', 'id'] },
     { properties: ['conversionId'] },
+    // The export of validated conversions pages over sent deliveries, one key per conversion (plugins/export).
+    { name: 'deliveries_sent_paging_index', expression: 'create index "deliveries_sent_paging_index" on "deliveries" ("site_id", "created_at", "conversion_id") where "status" = \'sent\'' },
+    // Deliveries not yet ended: the export holds its horizon before the oldest one whose conversion has nothing sent yet.
+    { name: 'deliveries_unsettled_index', expression: 'create index "deliveries_unsettled_index" on "deliveries" ("site_id", "created_at") where "status" in (\'pending\', \'retrying\')' },
   ],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),

@@ -13,6 +13,9 @@ export const Visit = defineEntity({
   indexes: [
     { properties: ['siteId', 'emailHash'] },
     { properties: ['siteId', 'startedAt', 'id'] },
+    // The export's detection lists page over these visits only (plugins/export): one range scan per page however rare they are.
+    { name: 'visits_bot_paging_index', expression: 'create index "visits_bot_paging_index" on "visits" ("site_id", "started_at", "id") where "is_bot"' },
+    { name: 'visits_vpn_proxy_paging_index', expression: 'create index "visits_vpn_proxy_paging_index" on "visits" ("site_id", "started_at", "id") where "is_vpn" or "is_proxy" or "is_tor"' },
   ],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
