@@ -8,6 +8,7 @@ import { sitesCommand } from './commands/sites.ts'
 import { verifyDomainCommand } from './commands/verify-domain.ts'
 import { dataCommand } from './commands/data.ts'
 import { heldCommand } from './commands/held.ts'
+import { usageCommand } from './commands/usage.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
 
@@ -28,6 +29,7 @@ Commands:
   deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
   held list --site <id> [--status S]            held conversions (S: held released dropped expired)
   held drop <id> --site <id>                    drop a held conversion (not a fit): never sent
+  usage --site <id>                             email checks: free left, billable, per month
   data update [--only tor-exits,cloud-aws]      download fresh Tor exit and cloud provider lists (needs the network)
 
 Options:
@@ -36,7 +38,7 @@ Options:
   --json       machine-readable output
   -h, --help   this help`
 
-const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'held', 'data']
+const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'held', 'usage', 'data']
 
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -76,6 +78,7 @@ async function main(argv: string[]): Promise<void> {
     case 'sites': return rest[0] === 'verify-domain' ? verifyDomainCommand(client, out, rest.slice(1)) : sitesCommand(client, out, rest)
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
     case 'held': return heldCommand(client, out, rest, { site: values.site, status: values.status })
+    case 'usage': return usageCommand(client, out, { site: values.site })
     case 'data': return dataCommand(config, out, rest, { only: values.only })
     case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { EmailRiskOptionsSchema } from '../../plugins/email-risk/options.ts'
 
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
@@ -139,6 +140,7 @@ export const ConfigSchema = v.pipe(
     delivery: v.optional(DeliverySchema, {}),
     capture: v.optional(CaptureSchema, {}),
     release: v.optional(ReleaseSchema, {}),
+    emailRisk: v.optional(EmailRiskOptionsSchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
   }),

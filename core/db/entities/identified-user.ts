@@ -9,7 +9,7 @@ export const IdentifiedUser = defineEntity({
   name: 'IdentifiedUser',
   tableName: 'identified_users',
   uniques: [{ properties: ['siteId', 'emailHash'] }],
-  indexes: [{ properties: ['siteId', 'identifiedAt', 'id'] }],
+  indexes: [{ properties: ['siteId', 'identifiedAt', 'id'] }, { properties: ['siteId', 'deviceHash'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     siteId: p.string().length(64),

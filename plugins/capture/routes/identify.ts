@@ -17,6 +17,8 @@ export interface IdentifyPayload {
   source: 'client_sdk' | 'form'
   country?: string
   isVpn: boolean
+  /** The browser's device fingerprint, when the script could read it. */
+  device?: { hash: string, short: string, confidence: number, version: number }
   risk?: { score: number, label: string, isDisposable?: boolean }
 }
 
@@ -54,7 +56,7 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
       const email = normalizeEmail(body.email)
       if (!email) throw apiError(400, { message: 'email: must be an email address', errors: ['email: must be an email address'] })
       const identity = hashIdentity({ email, phone: body.fields?.phone })
-      const payload: IdentifyPayload = { siteId: site.id, email, emailHash: identity.email!, source: body.via === 'form' ? 'form' : 'client_sdk', country: verdict.country, isVpn: verdict.isVpn }
+      const payload: IdentifyPayload = { siteId: site.id, email, emailHash: identity.email!, source: body.via === 'form' ? 'form' : 'client_sdk', country: verdict.country, isVpn: verdict.isVpn, device: body.device }
       await callHookSafe(ctx.hooks, ctx.logger, 'capture:identify', payload)
       const sql = ctx.orm.em.getConnection()
       await sql.execute(

@@ -1,0 +1,39 @@
+import { definePlugin, type PluginDefinition } from '../../core/plugin.ts'
+import { createEmailAssessor } from './assess.ts'
+import { createEmailCheck } from './check.ts'
+import { EmailCheckMonth, EmailCheckQuota, EmailRiskResult } from './entities.ts'
+import { addListeners } from './listeners.ts'
+import { resolveEmailRiskOptions, type EmailRiskOptionsInput } from './options.ts'
+import { createQuota } from './quota.ts'
+import { addUsageAdminRoute } from './usage-route.ts'
+import { addEmailCheckRoute } from './route.ts'
+
+/**
+ * The email risk check: POST /api/v1/services/email/check (stored answer or live check, quota), the risk of every
+ * identified user (capture:identify), the usage admin route (`dcgate usage`). Options: the config's `emailRisk`.
+ */
+export default createEmailRiskPlugin()
+
+/**
+ * The plugin with its options given here rather than read from the config's `emailRisk` (tests, or an inline
+ * plugin in a config file): `plugins: [createEmailRiskPlugin({ rdapUrl, dnsServers })]`.
+ */
+export function createEmailRiskPlugin(inline?: EmailRiskOptionsInput): PluginDefinition {
+  return definePlugin({
+    name: 'email-risk',
+    entities: [EmailRiskResult, EmailCheckQuota, EmailCheckMonth],
+    setup(ctx) {
+      const options = resolveEmailRiskOptions(inline ?? (ctx.config as { emailRisk?: unknown }).emailRisk)
+      const assessor = createEmailAssessor(ctx.storage, options)
+      const checks = createEmailCheck(ctx, assessor, options)
+      const quota = createQuota(ctx)
+      addEmailCheckRoute(ctx, { checks, quota })
+      addUsageAdminRoute(ctx, quota)
+      addListeners(ctx, { assessor, checks })
+      ctx.hooks.hook('app:close', async () => {
+        assessor.close()
+        await quota.flush()
+      })
+    },
+  })
+}

@@ -1,0 +1,144 @@
+import type { PluginContext } from '../../core/plugin.ts'
+import type { ActiveSite } from '../../core/sites/directory.ts'
+import { apiError } from '../../core/http/errors.ts'
+
+/** Checks every site gets for free, for life (spec "Limits"). */
+export const FREE_CHECKS = 500
+/** A free site this far from its limit is counted without waiting for the database; closer, every check waits. */
+export const FREE_MARGIN = 50
+/** Counts granted without waiting are written within this long (one statement for every site). */
+const FLUSH_MS = 25
+
+/** The site's lifetime row exists (made once per site and process; a no-op when it does). */
+const ENSURE_ROW = { name: 'email_risk_quota_row_v1', text: `insert into email_check_quotas (site_id) values ($1) on conflict do nothing` }
+
+/**
+ * Counts checks for every site of a batch: $1 site ids, $2 checks, $3 grant all (paid plan, or already granted).
+ * The lifetime rows are locked first (FOR UPDATE reads the latest count, whichever instance wrote it), so a free
+ * site is granted exactly what is left of its 500; a paid one all, the checks past 500 billable. The month's row
+ * gets the same counts. Committed without waiting for the WAL flush (this transaction only): a database crash may
+ * forget the last few counts, never add any.
+ */
+const COUNT_BATCH = {
+  name: 'email_risk_count_batch_v1',
+  text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
+  asked as (select * from unnest($1::text[], $2::int[], $3::boolean[]) as a(site_id, n, grant_all)),
+  locked as (select q.site_id, q.checks from email_check_quotas q, async_commit where q.site_id = any($1::text[]) order by q.site_id for update of q),
+  granted as (
+    select a.site_id, case when a.grant_all then a.n else least(a.n, greatest(0, $4::int - l.checks)) end as allowed, l.checks as before
+    from asked a join locked l on l.site_id = a.site_id
+  ),
+  billed as (select site_id, allowed, before, greatest(0, before + allowed - $4::int) - greatest(0, before - $4::int) as billable from granted),
+  totals as (
+    update email_check_quotas q set checks = q.checks + b.allowed, billable = q.billable + b.billable, last_check_at = now()
+    from billed b where q.site_id = b.site_id and b.allowed > 0
+  ),
+  months as (
+    insert into email_check_months as m (site_id, month, checks, billable)
+    select site_id, to_char(now() at time zone 'utc', 'YYYY-MM'), allowed, billable from billed where allowed > 0
+    on conflict (site_id, month) do update set checks = m.checks + excluded.checks, billable = m.billable + excluded.billable
+  )
+  select site_id, allowed, before + allowed as total from billed`,
+}
+
+export interface Quota {
+  /** Counts the check or throws the spec's 429 (plan free, 500 used). */
+  count: (site: ActiveSite) => Promise<void>
+  /** Writes the counts not written yet (app:close). */
+  flush: () => Promise<void>
+}
+
+interface Waiter { resolve: () => void, reject: (error: unknown) => void }
+
+/**
+ * The quota without a database round trip on most checks, exact where it decides anything:
+ * - a paid site, or a free site at least FREE_MARGIN below 500 (by the last total read plus what this process
+ *   counted since), is answered at once; its counts are written within FLUSH_MS, for all sites in one statement;
+ * - a free site near or past its limit (or not read yet) waits for the database, which grants exactly what is left.
+ *   Such checks arriving in one event-loop turn share one statement and are granted in arrival order.
+ * With several instances, each may answer up to FREE_MARGIN / instances fast checks past the others' last counts:
+ * the margin keeps that below 500. A crash loses at most FLUSH_MS of counts (never bills more).
+ */
+export function createQuota(ctx: PluginContext): Quota {
+  const known = new Set<string>()
+  /** Last total read from the database, plus the fast counts not yet written, per site. */
+  const totals = new Map<string, number>()
+  let unwritten = new Map<string, number>()
+  let waiting = new Map<string, Waiter[]>()
+  let flushTimer: NodeJS.Timeout | undefined
+  let waitScheduled = false
+
+  const ensureRows = async (sites: Iterable<string>) => {
+    for (const siteId of sites) {
+      if (known.has(siteId)) continue
+      await ctx.prepared(ENSURE_ROW, [siteId])
+      known.add(siteId)
+    }
+  }
+  const run = async (batch: Map<string, number>, grantAll: (siteId: string) => boolean) => {
+    await ensureRows(batch.keys())
+    const sites = [...batch.keys()]
+    const rows = await ctx.prepared<{ site_id: string, allowed: number, total: number }>(COUNT_BATCH, [sites, sites.map((s) => batch.get(s)!), sites.map(grantAll), FREE_CHECKS])
+    for (const row of rows) totals.set(row.site_id, Number(row.total) + (unwritten.get(row.site_id) ?? 0))
+    return new Map(rows.map((row) => [row.site_id, Number(row.allowed)]))
+  }
+
+  const flush = async () => {
+    clearTimeout(flushTimer)
+    flushTimer = undefined
+    const batch = unwritten
+    unwritten = new Map()
+    if (batch.size === 0) return
+    await run(batch, () => true).catch((error: unknown) => {
+      // Put the counts back for the next flush; the check was answered already.
+      for (const [siteId, n] of batch) unwritten.set(siteId, (unwritten.get(siteId) ?? 0) + n)
+      void ctx.hooks.callHook('error', error, { source: 'email-risk:quota' })
+      flushTimer ??= setTimeout(() => void flush(), 1000)
+    })
+  }
+
+  const decideWaiting = async () => {
+    waitScheduled = false
+    const batch = waiting
+    waiting = new Map()
+    try {
+      const allowed = await run(new Map([...batch].map(([siteId, list]) => [siteId, list.length])), () => false)
+      for (const [siteId, list] of batch) {
+        const granted = allowed.get(siteId) ?? 0
+        list.forEach((waiter, i) => (i < granted ? waiter.resolve() : waiter.reject(quotaExceeded())))
+      }
+    }
+    catch (error) {
+      for (const list of batch.values()) for (const waiter of list) waiter.reject(error)
+    }
+  }
+
+  return {
+    count(site) {
+      const total = totals.get(site.id)
+      if (site.plan !== 'free' || (total !== undefined && total + 1 <= FREE_CHECKS - FREE_MARGIN)) {
+        unwritten.set(site.id, (unwritten.get(site.id) ?? 0) + 1)
+        if (total !== undefined) totals.set(site.id, total + 1)
+        flushTimer ??= setTimeout(() => void flush(), FLUSH_MS)
+        return Promise.resolve()
+      }
+      return new Promise<void>((resolve, reject) => {
+        const list = waiting.get(site.id) ?? []
+        list.push({ resolve, reject })
+        waiting.set(site.id, list)
+        if (!waitScheduled) {
+          waitScheduled = true
+          setImmediate(() => void decideWaiting())
+        }
+      })
+    },
+    flush,
+  }
+}
+
+function quotaExceeded() {
+  return apiError(429, {
+    message: `The free plan's ${FREE_CHECKS} email checks are used up; upgrade the site's plan to keep checking`,
+    code: 'EMAIL_CHECK_QUOTA_EXCEEDED',
+  })
+}
