@@ -1,5 +1,7 @@
 import type { PluginDefinition } from '../core/plugin.ts'
 import capturePlugin from './capture/index.ts'
+import dsarPlugin from './dsar/index.ts'
+import emailRiskPlugin from './email-risk/index.ts'
 import exportPlugin from './export/index.ts'
 import intakePlugin from './intake/index.ts'
 import releasePlugin from './release/index.ts'
@@ -10,4 +12,6 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = {
   intake: intakePlugin,
   release: releasePlugin,
   export: exportPlugin,
+  dsar: dsarPlugin,
+  'email-risk': emailRiskPlugin,
 }

@@ -120,7 +120,7 @@ const failCases: Record<string, FailCase> = {
   },
   'an unknown plugin names the plugin': {
     config: `export default { plugins: ['export', 'nope'], ${SITE} }\n`,
-    expect: () => ['Unknown plugin "nope"', 'built-in plugins: capture, intake, release, export'],
+    expect: () => ['Unknown plugin "nope"', 'built-in plugins: capture, intake, release, export, dsar, email-risk'],
   },
   'a plugin listed before a dependency it needs names both': {
     config: `import { definePlugin } from '${CORE_INDEX_URL}'

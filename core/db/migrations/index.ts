@@ -6,6 +6,10 @@ import { Migration20261121080809 } from './Migration20261121080809.ts'
 import { Migration20261121084042 } from './Migration20261121084042.ts'
 import { Migration20261121090450 } from './Migration20261121090450.ts'
 import { Migration20261121090625 } from './Migration20261121090625.ts'
+import { Migration20261121091522 } from './Migration20261121091522.ts'
+import { Migration20261121092012 } from './Migration20261121092012.ts'
+import { Migration20261121092039 } from './Migration20261121092039.ts'
+import { Migration20261121100420 } from './Migration20261121100420.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -14,4 +18,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121084042', class: Migration20261121084042 },
   { name: 'Migration20261121090450', class: Migration20261121090450 },
   { name: 'Migration20261121090625', class: Migration20261121090625 },
+  { name: 'Migration20261121091522', class: Migration20261121091522 },
+  { name: 'Migration20261121092012', class: Migration20261121092012 },
+  { name: 'Migration20261121092039', class: Migration20261121092039 },
+  { name: 'Migration20261121100420', class: Migration20261121100420 },
 ]
