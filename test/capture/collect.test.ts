@@ -167,8 +167,9 @@ describe('POST /collect', () => {
     await collect({ v: 1, sid: session, vid: 'visitor-0100', consent: 'granted', hits: [pageview()], clickIds: { gclid: 'gone' } })
     await visit(session)
     await collect({ v: 1, sid: session, consent: 'denied', hits: [{ t: 'event', ts: Date.now(), url: 'https://shop.example/', name: 'dc_consent_withdrawn' }] })
-    const [row] = await sql<Record<string, any>[]>('select consent, click_ids, ip_address, user_agent from visits where session_id = ?', [session])
-    expect(row).toEqual({ consent: 'denied', click_ids: {}, ip_address: null, user_agent: null })
+    // Applied with the next batch write, after the visit's own buffered hits.
+    await expect.poll(async () => (await sql<Record<string, any>[]>('select consent, click_ids, ip_address, user_agent from visits where session_id = ?', [session]))[0])
+      .toEqual({ consent: 'denied', click_ids: {}, ip_address: null, user_agent: null })
   })
 
   it('accepts any origin on a site with no domains configured, and never asks for consent with banner off', async () => {

@@ -25,8 +25,9 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     const required = consentRequired(site, verdict.country, intel)
     const personal = personalAllowed(required, body.consent)
     const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })
+    // A refusal with the visit id: the script's one-time notice that the visitor withdrew consent.
+    if (body.consent === 'denied' && body.sid) batch.withdrawn = { site_id: site.id, session_id: body.sid }
     await writer.add(batch)
-    if (body.consent === 'denied' && body.sid) await withdrawConsent(ctx, writer, site.id, body.sid)
     if (personal && body.vid) {
       // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
       const cookie = firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid)
@@ -71,19 +72,6 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
       return handle(event, body, visitor)
     },
   })
-}
-
-/**
- * The visitor said no after saying yes: the visit keeps the refusal (the delivery gate then stops its conversions)
- * and loses what identified the person. Buffered hits of the visit are written first so they cannot undo it.
- */
-async function withdrawConsent(ctx: PluginContext, writer: CaptureWriter, siteId: string, sessionId: string): Promise<void> {
-  await writer.flush()
-  await ctx.orm.em.getConnection().execute(
-    `update visits set consent = 'denied', click_ids = '{}'::jsonb, ip_address = null, user_agent = null, device_hash = null, updated_at = now()
-     where site_id = ? and session_id = ?`,
-    [siteId, sessionId],
-  )
 }
 
 /** The worker's secret: absent → the body's IP is not believed; present and wrong → 401. */

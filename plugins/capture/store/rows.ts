@@ -47,6 +47,8 @@ export interface VisitRow {
 export interface CaptureBatch {
   events: PageEventRow[]
   visit?: VisitRow
+  /** The visitor withdrew consent: the visit keeps the refusal and loses its identifiers (applied after the upsert). */
+  withdrawn?: { site_id: string, session_id: string }
 }
 
 /** Several requests of one visit within a flush become one row (one statement cannot update a row twice). */

@@ -69,10 +69,20 @@ on conflict (site_id, session_id) do update set
   updated_at = now()`,
 }
 
+/** Withdrawals of a flush, after its upsert: the refusal stays, the identifiers go (the delivery gate then stops the visit's conversions). */
+const WITHDRAW: PreparedStatement = {
+  name: 'dcgate_capture_withdraw_v1',
+  reusePlan: false,
+  text: `update visits v set consent = 'denied', click_ids = '{}'::jsonb, ip_address = null, user_agent = null, device_hash = null, updated_at = now()
+    from json_to_recordset($1::json) as w(site_id text, session_id text)
+    where v.site_id = w.site_id and v.session_id = w.session_id`,
+}
+
 /** Bound parameters, not SQL text: the JSON of a flush is large, and escaping it into the SQL cost more than sending it. */
 export async function writeBatch(prepared: RunPrepared, batches: readonly CaptureBatch[]): Promise<void> {
   const events = batches.flatMap((b) => b.events)
   const visits = mergeVisits(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
-  if (events.length === 0 && visits.length === 0) return
-  await prepared(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
+  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [b.withdrawn] : []))
+  if (events.length > 0 || visits.length > 0) await prepared(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
+  if (withdrawn.length > 0) await prepared(WITHDRAW, [JSON.stringify(withdrawn)])
 }
