@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext, Page } from 'playwright-core'
 import { REPO_ROOT } from '../helpers/server-process.ts'
-import { DESKTOP_CHROME, identifiersSent, newVisitor, recordRequests, startE2E, UK_IP, waitFor, type E2E, type SentRequest } from './support.ts'
+import { identifiersSent, openVisitor, startE2E, UK_IP, waitFor, type E2E, type SentRequest } from './support.ts'
 
 /** Where the banner's screenshot goes (git-ignored). */
 const SCREENSHOT = join(REPO_ROOT, '.tmp', 'e2e-consent-banner.png')
@@ -26,12 +26,7 @@ afterAll(async () => {
   await e2e?.close()
 })
 
-async function ukVisitor() {
-  const context = await newVisitor(e2e.humanBrowser, e2e.dcgate.url, UK_IP, { userAgent: DESKTOP_CHROME })
-  contexts.push(context)
-  const sent = recordRequests(context, e2e.dcgate.url)
-  return { context, sent, page: await context.newPage() }
-}
+const ukVisitor = () => openVisitor(e2e, contexts, UK_IP)
 
 /** What the page keeps first-party under the script's keys (localStorage and cookies). */
 async function kept(page: Page, context: BrowserContext): Promise<string[]> {

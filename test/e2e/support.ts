@@ -205,6 +205,17 @@ export async function newVisitor(browser: Browser, dcgateUrl: string, ip: string
 export interface SentRequest { path: string, body: Record<string, any> }
 
 /** Records every POST the page sends to dcgate's /collect and /identify. */
+/**
+ * A visitor whose browser looks like a person's (desktop Chrome user agent, navigator.webdriver false), from `ip`,
+ * with the requests it sends to dcgate recorded. The context is added to `contexts` for closing after the file.
+ */
+export async function openVisitor(e2e: E2E, contexts: BrowserContext[], ip: string) {
+  const context = await newVisitor(e2e.humanBrowser, e2e.dcgate.url, ip, { userAgent: DESKTOP_CHROME })
+  contexts.push(context)
+  const sent = recordRequests(context, e2e.dcgate.url)
+  return { context, sent, page: await context.newPage() }
+}
+
 export function recordRequests(context: BrowserContext, dcgateUrl: string): SentRequest[] {
   const sent: SentRequest[] = []
   context.on('request', (request: Request) => {

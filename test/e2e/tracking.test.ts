@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BrowserContext } from 'playwright-core'
-import { DESKTOP_CHROME, identifiersSent, newVisitor, recordRequests, startE2E, US_IP, waitFor, type E2E } from './support.ts'
+import { DESKTOP_CHROME, identifiersSent, newVisitor, openVisitor, recordRequests, startE2E, US_IP, waitFor, type E2E } from './support.ts'
 
 let e2e: E2E
 const contexts: BrowserContext[] = []
@@ -19,12 +19,7 @@ afterAll(async () => {
 })
 
 /** A US visitor in a browser that looks like a person's: desktop Chrome user agent, navigator.webdriver false. */
-async function person() {
-  const context = await newVisitor(e2e.humanBrowser, e2e.dcgate.url, US_IP, { userAgent: DESKTOP_CHROME })
-  contexts.push(context)
-  const sent = recordRequests(context, e2e.dcgate.url)
-  return { context, sent, page: await context.newPage() }
-}
+const person = () => openVisitor(e2e, contexts, US_IP)
 
 /** The stored visit of a session once `done` holds for it. */
 function visit(sid: string, done: (row: Record<string, any>) => boolean = () => true) {

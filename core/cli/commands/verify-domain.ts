@@ -1,19 +1,6 @@
 import type { AdminClient } from '../admin-client.ts'
 import { CliError, type Output } from '../output.ts'
-
-/** The admin API's answer (plugins/capture/first-party/admin-route.ts, VerifyDomainAnswer). */
-interface VerifyDomainAnswer {
-  site_id: string
-  host: string
-  verified: boolean
-  target: string | null
-  reason: string | null
-  temporary: boolean
-  checked_at: string
-  verified_at: string | null
-  script_host: string
-  record: { name: string, type: 'CNAME', value: string }
-}
+import type { VerifyDomainAnswer } from '../../../plugins/capture/first-party/admin-route.ts'
 
 const USAGE = 'Usage: dcgate sites verify-domain <site-id>'
 
