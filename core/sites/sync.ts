@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { ConsolaInstance } from 'consola'
 import type { SiteConfig } from '../config/schema.ts'
+import { inTransaction } from '../db/transaction.ts'
 import { BootError } from '../errors.ts'
 import { createSiteDirectory, type ActiveSite, type SiteDirectory } from './directory.ts'
 import { generateCopKey, generateReleaseSecret } from './secrets.ts'
@@ -14,21 +15,18 @@ interface SiteRow { id: string, cop_key: string, release_secret: string }
  * the insert is idempotent and the generated keys of whichever instance inserted first win.
  */
 export async function syncSites(orm: MikroORM, sites: readonly SiteConfig[], logger: ConsolaInstance): Promise<SiteDirectory> {
-  const em = orm.em.fork()
   const active: ActiveSite[] = []
-  await em.transactional(async (tx) => {
-    const connection = tx.getConnection()
+  await inTransaction(orm, async (sql) => {
     for (const site of sites) {
       const pinned = [site.copKey ? 'cop_key = excluded.cop_key' : '', site.releaseSecret ? 'release_secret = excluded.release_secret' : ''].filter(Boolean)
       let row: SiteRow
       try {
-        const rows = await connection.execute<SiteRow[]>(
+        const rows = await sql<SiteRow[]>(
           `insert into sites (id, name, cop_key, release_secret, status, plan) values (?, ?, ?, ?, ?, ?)
            on conflict (id) do update set name = excluded.name, status = excluded.status, plan = excluded.plan,
              removed_at = null, updated_at = now()${pinned.map((p) => `, ${p}`).join('')}
            returning id, cop_key, release_secret`,
           [site.id, site.name, site.copKey ?? generateCopKey(), site.releaseSecret ?? generateReleaseSecret(), site.status, site.plan],
-          'all', tx.getTransactionContext(),
         )
         row = rows[0]!
       }
@@ -39,9 +37,9 @@ export async function syncSites(orm: MikroORM, sites: readonly SiteConfig[], log
       active.push({ id: site.id, name: site.name, copKey: row.cop_key, releaseSecret: row.release_secret, status: site.status, plan: site.plan, config: site })
     }
     const ids = sites.map((s) => s.id)
-    const removed = await connection.execute<{ id: string }[]>(
+    const removed = await sql<{ id: string }[]>(
       `update sites set removed_at = now(), updated_at = now() where removed_at is null${ids.length ? ` and id not in (${ids.map(() => '?').join(', ')})` : ''} returning id`,
-      ids, 'all', tx.getTransactionContext(),
+      ids,
     )
     for (const { id } of removed) logger.warn(`Site "${id}" is no longer in the config: it stops answering; its data is kept.`)
   })

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto'
+import { inTransaction } from '../../core/db/transaction.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { maskEmail } from '../../core/mail/mask.ts'
@@ -54,9 +55,7 @@ export function createRequestStore(ctx: PluginContext) {
     async createPublic(site: ActiveSite, email: string, pageUrl: string | undefined): Promise<{ row: RequestRow, token: string } | undefined> {
       const key = emailKey(site, email)
       const token = randomBytes(32).toString('base64url')
-      const em = ctx.orm.em.fork()
-      return em.transactional(async (tx) => {
-        const sql = <T extends object[]>(text: string, params: unknown[]) => tx.getConnection().execute<T>(text, params, 'all', tx.getTransactionContext())
+      return inTransaction(ctx.orm, async (sql) => {
         await sql(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`dsar:${site.id}:${key}`])
         const [recent] = await sql<{ id: string }[]>(
           `select id from deletion_requests where site_id = ? and email_key = ? and received_at > now() - make_interval(hours => ?) limit 1`,
