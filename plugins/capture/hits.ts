@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { hash, randomUUID } from 'node:crypto'
 import type { CollectBody } from './protocol.ts'
 import type { CaptureBatch, PageEventRow, VisitRow } from './store/rows.ts'
 import type { VisitInfo } from './intel/types.ts'
@@ -23,7 +23,7 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
   const events: PageEventRow[] = body.hits.map((hit) => {
     const at = hit.ts > received || hit.ts < received - MAX_LAG_MS ? received : hit.ts
     return {
-      id: hit.hid ? hitUuid(ctx.siteId, hit.hid) : randomUUID(),
+      id: hitId(ctx.siteId, hit, received),
       site_id: ctx.siteId,
       session_id: sessionId,
       kind: hit.t,
@@ -71,10 +71,20 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
   return { events, visit }
 }
 
-/** The stored id of a hit the script named: the same hit sent again (after consent, or retried) maps to the same row. */
-function hitUuid(siteId: string, hid: string): string {
-  const hex = createHash('sha256').update(`${siteId}:${hid}`).digest('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`
+/** The largest time the 48-bit timestamp of a UUIDv7 holds. */
+const MAX_UUID7_MS = 2 ** 48 - 1
+
+/**
+ * A page event's id, shaped as a UUIDv7: a time in the first 48 bits keeps page_events' primary key appending at
+ * its right edge, where random ids touched a random leaf page (and wrote it to the WAL) for every hit. A hit the
+ * script named gets its client time and a hash of site and `hid`, so the same hit sent again (after consent, or
+ * retried) maps to the same row; other hits get the server's time and random bits.
+ */
+function hitId(siteId: string, hit: { hid?: string, ts: number }, receivedMs: number): string {
+  const ms = hit.hid ? Math.min(hit.ts, MAX_UUID7_MS) : receivedMs
+  const bits = hit.hid ? hash('sha256', `${siteId}:${hit.hid}`, 'hex') : randomUUID().replaceAll('-', '')
+  const time = ms.toString(16).padStart(12, '0')
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${bits.slice(13, 16)}-8${bits.slice(17, 20)}-${bits.slice(20, 32)}`
 }
 
 const CLICK_ID_PARAM = /([?&])(gclid|gbraid|wbraid|fbclid|ttclid|li_fat_id|msclkid|rdt_cid|epik|twclid|ScCid|_gl)=[^&#]*/g

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readdirSync, renameSync } from 'node:fs'
+import { mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createConsola } from 'consola'
@@ -73,6 +73,21 @@ describe('capture batch writer', () => {
     expect(await pages('crash-1')).toBe(2)
     expect(await pages('crash-2')).toBe(1)
     expect(readdirSync(dir).filter((f) => f.startsWith('999999999-'))).toEqual([])
+    // The replayed visit is the one acknowledged, field for field (values travel as arrays, by position).
+    expect(await sql('select visitor_id, ip_address, country, asn, is_vpn, platform, bot_reasons, click_ids, consent, landing_url from visits where session_id = ?', ['crash-1']))
+      .toEqual([{ visitor_id: 'v-1', ip_address: '203.0.113.9', country: 'DE', asn: null, is_vpn: false, platform: 'desktop', bot_reasons: [], click_ids: { gclid: 'crash-1' }, consent: 'unknown', landing_url: 'https://shop.example/' }])
+    await next.stop()
+  })
+
+  it('replays a segment an older version left, written as row objects', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const old = batch('legacy-1', 2)
+    old.visit!.bot_reasons = ['datacenter-ip']
+    writeFileSync(join(dir, '999999998-1-1.ndjson'), `${JSON.stringify(old)}\n`)
+    const next = writerIn(dir)
+    await next.start()
+    expect(await sql('select page_count, bot_reasons, click_ids from visits where session_id = ?', ['legacy-1'])).toEqual([{ page_count: 2, bot_reasons: ['datacenter-ip'], click_ids: { gclid: 'legacy-1' } }])
+    expect(readdirSync(dir).filter((f) => f.startsWith('999999998-'))).toEqual([])
     await next.stop()
   })
 

@@ -1,5 +1,7 @@
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
-import { mergeVisits, type CaptureBatch } from './rows.ts'
+import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, toTuple, VISIT_COLUMNS } from './columns.ts'
+import type { QueuedBatch } from './queued.ts'
+import { mergeVisits, type VisitRow } from './rows.ts'
 
 /**
  * One statement writes a whole flush: the page events (each once: `id` is made when the hit arrives, so a
@@ -7,14 +9,11 @@ import { mergeVisits, type CaptureBatch } from './rows.ts'
  * statement inserted. Atomic, so a replay after a commit adds nothing.
  */
 const WRITE_BATCH: PreparedStatement = {
-  name: 'dcgate_capture_write_batch_v2',
+  name: 'dcgate_capture_write_batch_v3',
   // Planned per call: its row counts change with every flush.
   reusePlan: false,
   text: `
-with hits as (
-  select * from json_to_recordset($1::json) as h(id uuid, site_id text, session_id text, kind text, name text, url text,
-    referrer text, title text, props jsonb, occurred_at timestamptz, received_at timestamptz)
-), inserted as (
+with hits as (${rowsOf(EVENT_COLUMNS, '$1')}), inserted as (
   insert into page_events (id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at)
   select id, site_id, session_id, kind, name, url, referrer, title, props, occurred_at, received_at from hits
   -- The same hit again: a replayed journal changes nothing; a page view first counted without identifiers and
@@ -26,12 +25,7 @@ with hits as (
   select site_id, session_id, count(*) filter (where kind = 'pageview') as pages, count(*) filter (where kind = 'event') as events,
     min(occurred_at) as first_at, max(occurred_at) as last_at
   from inserted where session_id is not null group by site_id, session_id
-), seen as (
-  select * from json_to_recordset($2::json) as s(site_id text, session_id text, visitor_id text, started_at timestamptz,
-    ended_at timestamptz, ip_address text, user_agent text, country text, city text, isp text, organization text, asn int,
-    is_vpn boolean, is_proxy boolean, is_tor boolean, is_hosting boolean, platform text, browser text, os text, is_bot boolean,
-    bot_reasons jsonb, referrer text, landing_url text, click_ids jsonb, consent text, device_hash text)
-)
+), seen as (${rowsOf(VISIT_COLUMNS, '$2')})
 insert into visits as v (id, site_id, session_id, visitor_id, started_at, ended_at, duration_ms, page_count, event_count,
   ip_address, user_agent, country, city, isp, organization, asn, is_vpn, is_proxy, is_tor, is_hosting, platform, browser, os,
   is_bot, bot_reasons, referrer, landing_url, click_ids, consent, device_hash, updated_at)
@@ -71,18 +65,30 @@ on conflict (site_id, session_id) do update set
 
 /** Withdrawals of a flush, after its upsert: the refusal stays, the identifiers go (the delivery gate then stops the visit's conversions). */
 const WITHDRAW: PreparedStatement = {
-  name: 'dcgate_capture_withdraw_v1',
+  name: 'dcgate_capture_withdraw_v2',
   reusePlan: false,
   text: `update visits v set consent = 'denied', click_ids = '{}'::jsonb, ip_address = null, user_agent = null, device_hash = null, updated_at = now()
-    from json_to_recordset($1::json) as w(site_id text, session_id text)
+    from (${rowsOf(SESSION_COLUMNS, '$1')}) as w
     where v.site_id = w.site_id and v.session_id = w.session_id`,
 }
 
 /** Bound parameters, not SQL text: the JSON of a flush is large, and escaping it into the SQL cost more than sending it. */
-export async function writeBatch(prepared: RunPrepared, batches: readonly CaptureBatch[]): Promise<void> {
-  const events = batches.flatMap((b) => b.events)
-  const visits = mergeVisits(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
-  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [b.withdrawn] : []))
-  if (events.length > 0 || visits.length > 0) await prepared(WRITE_BATCH, [JSON.stringify(events), JSON.stringify(visits)])
-  if (withdrawn.length > 0) await prepared(WITHDRAW, [JSON.stringify(withdrawn)])
+export async function writeBatch(prepared: RunPrepared, batches: readonly QueuedBatch[]): Promise<void> {
+  const events = batches.filter((b) => b.hits > 0).map((b) => b.events).join(',')
+  const visits = visitTuples(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
+  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [toTuple(SESSION_COLUMNS, b.withdrawn)] : []))
+  if (events || visits.length > 0) await prepared(WRITE_BATCH, [`[${events}]`, `[${visits.join(',')}]`])
+  if (withdrawn.length > 0) await prepared(WITHDRAW, [`[${withdrawn.join(',')}]`])
+}
+
+/** One array per visit: a visit seen once in the flush keeps the array made when its hit arrived; several are merged. */
+function visitTuples(visits: readonly { row: VisitRow, tuple: string }[]): string[] {
+  const bySession = new Map<string, { row: VisitRow, tuple: string }[]>()
+  for (const visit of visits) {
+    const key = `${visit.row.site_id}\u0000${visit.row.session_id}`
+    const seen = bySession.get(key)
+    if (seen) seen.push(visit)
+    else bySession.set(key, [visit])
+  }
+  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : toTuple(VISIT_COLUMNS, mergeVisits(group.map((v) => v.row))[0]!)))
 }

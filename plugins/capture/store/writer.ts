@@ -1,6 +1,7 @@
 import type { ConsolaInstance } from 'consola'
 import type { RunPrepared } from '../../../core/db/prepared.ts'
 import { openJournal } from './journal.ts'
+import { fromJournal, journalLine, toQueued, type QueuedBatch } from './queued.ts'
 import type { CaptureBatch } from './rows.ts'
 import { writeBatch } from './write-batch.ts'
 
@@ -32,7 +33,7 @@ export interface CaptureWriterOptions {
  */
 export function createCaptureWriter(options: CaptureWriterOptions): CaptureWriter {
   const journal = openJournal(options.journalDir)
-  let queue: CaptureBatch[] = []
+  let queue: QueuedBatch[] = []
   let segments: string[] = []
   let hits = 0
   let timer: NodeJS.Timeout | undefined
@@ -55,7 +56,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       // Keep them for the next flush; their journal segments stay on disk until then.
       queue = [...taken, ...queue]
       segments = [...done, ...segments]
-      hits += taken.reduce((sum, b) => sum + b.events.length, 0)
+      hits += taken.reduce((sum, b) => sum + b.hits, 0)
       options.onError(error)
     }
   }
@@ -66,9 +67,10 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
 
   return {
     async add(batch) {
-      const journaled = journal.append(batch)
-      queue.push(batch)
-      hits += batch.events.length
+      const queued = toQueued(batch)
+      const journaled = journal.append(journalLine(queued))
+      queue.push(queued)
+      hits += queued.hits
       if (hits >= options.flushSize) void flush()
       await journaled
     },
@@ -77,7 +79,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     async start() {
       // Hits a crashed process acknowledged but had not written: write them first, then forget the segment.
       for (const segment of journal.orphans()) {
-        const batches = journal.read(segment) as CaptureBatch[]
+        const batches = journal.read(segment).map(fromJournal)
         await writeBatch(options.prepared, batches)
         journal.remove(segment)
         options.logger.info(`capture: wrote ${batches.length} journaled request(s) left by an earlier process`)
