@@ -19,6 +19,7 @@ import { resolveAdminToken } from './admin/token.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
+import type {} from './http/answer.ts' // answerHeaders on the event context
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
@@ -89,7 +90,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       silent: true,
       onError: async (error, event) => {
         if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
-        return jsonResponse(error.status, errorBody(error), withCorsHeaders(error.headers, event))
+        return jsonResponse(error.status, errorBody(error), withAnswerHeaders(error.headers, event))
       },
       // One debug line per request, errors included; only at debug level, so the hot path stays lean.
       ...(isDebug(logger) ? requestLogging(logger) : {}),
@@ -134,14 +135,14 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
 }
 
 /**
- * CORS headers a route set before it failed (the capture routes, for the site's origins) stay on the error answer,
- * so the browser lets the script read why; other staged headers do not.
+ * Headers a route marked for every answer (the capture routes' CORS headers, for the site's origins) stay on the
+ * error answer too, so the browser lets the script read why.
  */
-function withCorsHeaders(headers: Headers | undefined, event: H3Event | undefined): Headers | undefined {
-  const staged = event?.res.headers
-  if (!staged?.has('access-control-allow-origin')) return headers
+function withAnswerHeaders(headers: Headers | undefined, event: H3Event | undefined): Headers | undefined {
+  const kept = event?.context.answerHeaders
+  if (!kept?.length) return headers
   const merged = new Headers(headers)
-  for (const [name, value] of staged) if (name.startsWith('access-control-') || name === 'vary') merged.set(name, value)
+  for (const [name, value] of kept) merged.set(name, value)
   return merged
 }
 

@@ -19,6 +19,7 @@ const MAX_LAG_MS = 86_400_000
 /** The request as rows: its page events, and the visit it belongs to (when the visitor may be identified). */
 export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
   const received = ctx.receivedAt.getTime()
+  const receivedIso = ctx.receivedAt.toISOString()
   const sessionId = ctx.personal ? body.sid ?? null : null
   const events: PageEventRow[] = body.hits.map((hit) => {
     const at = hit.ts > received || hit.ts < received - MAX_LAG_MS ? received : hit.ts
@@ -32,8 +33,8 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
       referrer: hit.t === 'pageview' && hit.ref ? (ctx.personal ? hit.ref : withoutClickIds(hit.ref)) : null,
       title: hit.t === 'pageview' ? hit.title ?? null : null,
       props: hit.t === 'event' ? hit.props ?? null : null,
-      occurred_at: new Date(at).toISOString(),
-      received_at: ctx.receivedAt.toISOString(),
+      occurred_at: at === received ? receivedIso : new Date(at).toISOString(),
+      received_at: receivedIso,
     }
   })
   if (!sessionId) return { events }
@@ -81,9 +82,12 @@ const MAX_UUID7_MS = 2 ** 48 - 1
  * retried) maps to the same row; other hits get the server's time and random bits.
  */
 function hitId(siteId: string, hit: { hid?: string, ts: number }, receivedMs: number): string {
-  const ms = hit.hid ? Math.min(hit.ts, MAX_UUID7_MS) : receivedMs
-  const bits = hit.hid ? hash('sha256', `${siteId}:${hit.hid}`, 'hex') : randomUUID().replaceAll('-', '')
-  const time = ms.toString(16).padStart(12, '0')
+  const time = (hit.hid ? Math.min(hit.ts, MAX_UUID7_MS) : receivedMs).toString(16).padStart(12, '0')
+  if (!hit.hid) {
+    const random = randomUUID() // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx: its last 62 random bits become ours
+    return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15, 18)}-${random.slice(19)}`
+  }
+  const bits = hash('sha256', `${siteId}:${hit.hid}`, 'hex')
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${bits.slice(13, 16)}-8${bits.slice(17, 20)}-${bits.slice(20, 32)}`
 }
 

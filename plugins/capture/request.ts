@@ -18,12 +18,33 @@ function stripMappedPrefix(ip: string): string {
   return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
 }
 
+/** Per site: its allowed hosts, normalised once, and the answers for the origins seen (a site has few). */
+const originCache = new WeakMap<ActiveSite, { hosts: string[], answers: Map<string, boolean> }>()
+const MAX_CACHED_ORIGINS = 1000
+
 /**
  * Whether a browser page at `origin` may send hits for this site: its host is one of the site's domains or a
  * subdomain of one, or the site's first-party host. A site with no domains configured accepts any origin.
  */
 export function originAllowed(origin: string, site: ActiveSite): boolean {
   if (site.config.domains.length === 0) return true
+  let cache = originCache.get(site)
+  if (!cache) {
+    const hosts = [...site.config.domains, ...(site.config.firstPartyHost ? [site.config.firstPartyHost] : [])]
+      .map((domain) => domain.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, ''))
+    cache = { hosts, answers: new Map() }
+    originCache.set(site, cache)
+  }
+  let allowed = cache.answers.get(origin)
+  if (allowed === undefined) {
+    allowed = hostAllowed(origin, cache.hosts)
+    if (cache.answers.size >= MAX_CACHED_ORIGINS) cache.answers.clear() // junk origins cannot grow it without bound
+    cache.answers.set(origin, allowed)
+  }
+  return allowed
+}
+
+function hostAllowed(origin: string, hosts: readonly string[]): boolean {
   let host: string
   try {
     host = new URL(origin).hostname.toLowerCase()
@@ -31,17 +52,11 @@ export function originAllowed(origin: string, site: ActiveSite): boolean {
   catch {
     return false
   }
-  const allowed = [...site.config.domains, ...(site.config.firstPartyHost ? [site.config.firstPartyHost] : [])]
-  return allowed.some((domain) => {
-    const d = domain.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '')
-    return host === d || host.endsWith(`.${d}`)
-  })
+  return hosts.some((d) => host === d || host.endsWith(`.${d}`))
 }
 
 /** CORS headers for an allowed origin; text/plain bodies need no preflight, JSON bodies get one. */
-export function setCors(event: H3Event, origin: string | null): void {
-  event.res.headers.set('vary', 'Origin')
-  if (!origin) return
-  event.res.headers.set('access-control-allow-origin', origin)
-  event.res.headers.set('access-control-allow-credentials', 'true')
+export function corsHeaders(origin: string | null): [string, string][] {
+  if (!origin) return [['vary', 'Origin']]
+  return [['vary', 'Origin'], ['access-control-allow-origin', origin], ['access-control-allow-credentials', 'true']]
 }

@@ -247,5 +247,16 @@ describe('POST /identify', () => {
     expect(refused.status).toBe(403)
     expect(await refused.json()).toMatchObject({ code: 'CONSENT_REQUIRED' })
     expect((await identify('not-an-email')).status).toBe(400)
+
+    // From the site's page, the answer carries the CORS headers, refusals included.
+    const fromPage = (email: string, ip: string) => app.request(`/identify?cop_key=${copKey}`, {
+      method: 'POST', headers: { 'content-type': 'text/plain', 'x-forwarded-for': ip, 'origin': 'https://shop.example' },
+      body: JSON.stringify({ v: 1, sid: session, vid: 'visitor-0006', email, via: 'sdk', consent: 'unknown' }),
+    })
+    const answers = [await fromPage('ann.lee@example.com', US_IP), await fromPage('eu@example.com', UK_IP)]
+    expect(answers.map((a) => [a.status, a.headers.get('access-control-allow-origin'), a.headers.get('vary')])).toEqual([
+      [202, 'https://shop.example', 'Origin'],
+      [403, 'https://shop.example', 'Origin'],
+    ])
   }, 15_000)
 })

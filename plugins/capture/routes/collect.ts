@@ -12,7 +12,7 @@ import { acceptPixelConversions } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import { clientIp } from '../request.ts'
 import type { CaptureWriter } from '../store/writer.ts'
-import { CopKeyQuery, capturePrecheck, captureSite, invalidCapture } from './common.ts'
+import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture } from './common.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
 
@@ -28,14 +28,11 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     // A refusal with the visit id: the script's one-time notice that the visitor withdrew consent.
     if (body.consent === 'denied' && body.sid) batch.withdrawn = { site_id: site.id, session_id: body.sid }
     await writer.add(batch)
-    if (personal && body.vid) {
-      // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
-      const cookie = firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid)
-      if (cookie) event.res.headers.append('set-cookie', cookie)
-    }
+    // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
+    const cookie = personal && body.vid ? firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid) : undefined
     if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor })
-    event.res.status = 202
-    return { ok: true, consent: { required, banner: site.config.consent.banner } } satisfies CollectAnswer
+    const answer: CollectAnswer = { ok: true, consent: { required, banner: site.config.consent.banner } }
+    return captureAnswer(event, 202, answer, cookie ? [['set-cookie', cookie]] : [])
   }
 
   ctx.routes.add({

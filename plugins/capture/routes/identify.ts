@@ -7,7 +7,7 @@ import { consentRequired, personalAllowed } from '../consent.ts'
 import type { VisitIntel } from '../intel/types.ts'
 import { IdentifyBody } from '../protocol.ts'
 import { clientIp } from '../request.ts'
-import { CopKeyQuery, capturePrecheck, captureSite, invalidCapture } from './common.ts'
+import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture } from './common.ts'
 
 /** What `capture:identify` listeners see; the email-risk plugin fills `risk`. */
 export interface IdentifyPayload {
@@ -80,8 +80,7 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
            last_name = coalesce(excluded.last_name, v.last_name), identified_at = coalesce(v.identified_at, now()), updated_at = now()`,
         [site.id, body.sid, body.vid, email, payload.emailHash, body.fields?.phone ?? null, body.fields?.first_name ?? null, body.fields?.last_name ?? null, body.consent],
       )
-      event.res.status = 202
-      return { ok: true }
+      return captureAnswer(event, 202, { ok: true })
     },
   })
 }
