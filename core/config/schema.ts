@@ -55,7 +55,7 @@ const DeliverySchema = strict({
 
 const CaptureSchema = strict({
   /** Hits are written in batches: when this many are waiting, or this long after the first one. */
-  flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 2000),
+  flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 5000),
   flushIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(60_000)), 1000),
   /** A GeoLite2/DB-IP City .mmdb file to use instead of the bundled country/city data (fresher, or licensed). */
   geoDatabase: v.optional(NonEmpty),

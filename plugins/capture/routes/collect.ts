@@ -6,6 +6,7 @@ import type { ActiveSite } from '../../../core/sites/directory.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
 import { firstPartyCookie, verifiedFirstPartyHost } from '../first-party/cookie.ts'
 import type { FirstPartyChecker } from '../first-party/state.ts'
+import { plainCollectBody } from '../plain-body.ts'
 import { toBatch } from '../hits.ts'
 import type { VisitIntel } from '../intel/types.ts'
 import { acceptPixelConversions } from '../pixel.ts'
@@ -44,6 +45,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     tags: ['Capture'],
     query: CopKeyQuery,
     body: CollectBody,
+    plainBody: plainCollectBody,
     responses: { 202: CollectAnswer },
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
