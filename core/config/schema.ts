@@ -53,6 +53,8 @@ const DeliverySchema = strict({
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
 })
 
+const RetentionDays = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(36_500))
+
 const CaptureSchema = strict({
   /** Hits are written in batches: when this many are waiting, or this long after the first one. */
   flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 5000),
@@ -63,6 +65,8 @@ const CaptureSchema = strict({
   dnsServers: v.optional(v.array(NonEmpty), []),
   /** The shared script host a site's firstPartyHost must CNAME to; defaults to the host of server.cdnUrl or baseUrl. */
   scriptHost: v.optional(NonEmpty),
+  /** Page events, visits and identified users older than this many days are deleted (hourly); unset keeps them. */
+  retentionDays: v.optional(RetentionDays),
 })
 
 const ReleaseSchema = strict({
@@ -116,6 +120,8 @@ const SiteSchema = strict({
     })), []),
     /** Shared with a server-side capture worker; /collect/worker believes the IP in the body only with it. */
     workerSecret: v.optional(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'))),
+    /** This site's own retention, instead of capture.retentionDays. */
+    retentionDays: v.optional(RetentionDays),
   }), {}),
   /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
   firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),

@@ -5,12 +5,14 @@ import { createVisitIntel } from './intel/index.ts'
 import { addCollectRoutes } from './routes/collect.ts'
 import { addIdentifyRoute } from './routes/identify.ts'
 import { addPreflightRoutes } from './routes/preflight.ts'
+import { createRetention } from './retention.ts'
 import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
 
 /**
  * Capture: the tracking script and what it sends. GET /script, POST /collect, /identify and /collect/worker;
- * hits are journaled and written in batches; identified users and pixel conversions; first-party serving.
+ * hits are journaled and written in batches; identified users and pixel conversions; first-party serving; the
+ * retention of what it stored.
  */
 export default definePlugin({
   name: 'capture',
@@ -31,6 +33,9 @@ export default definePlugin({
     })
     await writer.start()
     ctx.hooks.hook('app:close', () => writer.stop())
+    const retention = createRetention(ctx)
+    ctx.hooks.hook('app:ready', () => retention.start())
+    ctx.hooks.hook('app:close', () => retention.stop())
 
     const firstParty = installFirstParty(ctx)
     addScriptRoute(ctx)

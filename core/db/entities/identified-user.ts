@@ -9,7 +9,8 @@ export const IdentifiedUser = defineEntity({
   name: 'IdentifiedUser',
   tableName: 'identified_users',
   uniques: [{ properties: ['siteId', 'emailHash'] }],
-  indexes: [{ properties: ['siteId', 'identifiedAt', 'id'] }, { properties: ['siteId', 'deviceHash'] }],
+  // (siteId, lastSeenAt): the capture retention deletes those not seen for a while.
+  indexes: [{ properties: ['siteId', 'identifiedAt', 'id'] }, { properties: ['siteId', 'deviceHash'] }, { properties: ['siteId', 'lastSeenAt'] }],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     siteId: p.string().length(64),
