@@ -107,7 +107,18 @@ const SiteSchema = strict({
   crm: v.optional(AdapterOptions, {}),
   sources: v.optional(AdapterOptions, {}),
   deletion: v.optional(strict({ enabled: v.optional(v.boolean(), true) }), {}),
-  consent: v.optional(strict({ banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu') }), {}),
+  consent: v.optional(strict({
+    banner: v.optional(v.picklist(['eu', 'always', 'off']), 'eu'),
+    /** The banner's words by language tag; the script picks the visitor's language, else the first one given. */
+    text: v.optional(v.record(
+      v.pipe(v.string(), v.toLowerCase(), v.regex(/^[a-z]{2,3}(-[a-z0-9]{2,8})*$/, 'must be a language tag such as de or fr-ca')),
+      strict({
+        message: v.pipe(v.string(), v.trim(), v.minLength(1, 'is required'), v.maxLength(600)),
+        accept: v.pipe(v.string(), v.trim(), v.minLength(1, 'is required'), v.maxLength(40)),
+        reject: v.pipe(v.string(), v.trim(), v.minLength(1, 'is required'), v.maxLength(40)),
+      }),
+    )),
+  }), {}),
   /** The tracking script's per-site settings (plugins/capture). */
   capture: v.optional(strict({
     /** Forms whose submit identifies the visitor (after consent): CSS selector of the form, name of the email field. */

@@ -144,6 +144,13 @@ export type WorkerCollectBody = v.InferOutput<typeof WorkerCollectBody>
 /** Header carrying the site's `capture.workerSecret` on /collect/worker. */
 export const WORKER_SECRET_HEADER = 'x-dc-worker-secret'
 
+/** The banner's words in one language (the site's `consent.text`). */
+export interface BannerText {
+  message: string
+  accept: string
+  reject: string
+}
+
 /** What the script learns from its own tag and the server, passed into the bundle at serve time. */
 export interface ClientSettings {
   /** Origin the script was loaded from; every request goes there. */
@@ -152,4 +159,6 @@ export interface ClientSettings {
   /** Forms whose submit identifies the visitor (only after consent). */
   forms: { selector: string, emailField: string, phoneField?: string, firstNameField?: string, lastNameField?: string }[]
   banner: 'eu' | 'always' | 'off'
+  /** The banner's words by language tag ('de', 'fr-CA'); absent: the built-in English. */
+  bannerText?: Record<string, BannerText>
 }

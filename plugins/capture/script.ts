@@ -10,7 +10,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import type { ClientSettings } from './protocol.ts'
 
-export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner'>
+export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText'>
 
 export interface RenderedScript {
   body: string
@@ -56,10 +56,11 @@ export function buildClientBundle(): Promise<string> {
 
 /** The script for one site's settings: body, strong ETag and gzip/brotli forms, memoised per settings. */
 export function renderScript(settings: ScriptSettings): Promise<RenderedScript> {
-  // Only the two client settings, in a fixed key order, so equal settings share one render and one ETag.
+  // Only the client settings, in a fixed key order, so equal settings share one render and one ETag.
   const json = JSON.stringify({
     forms: settings.forms.map((form) => ({ selector: form.selector, emailField: form.emailField, phoneField: form.phoneField, firstNameField: form.firstNameField, lastNameField: form.lastNameField })),
     banner: settings.banner,
+    ...(settings.bannerText ? { bannerText: Object.fromEntries(Object.entries(settings.bannerText).map(([lang, t]) => [lang, { message: t.message, accept: t.accept, reject: t.reject }])) } : {}),
   })
   let rendered = renders.get(json)
   if (!rendered) {

@@ -223,6 +223,19 @@ describe("banner 'eu'", () => {
     expect(identifies(page.sent)[0]!.body).toMatchObject({ email: 'ann@example.com', consent: 'granted', vid: replay.body.vid })
   })
 
+  it("speaks the site's words in the visitor's language, escaped, and English when the site gave none", async () => {
+    const answer = { ok: true, consent: { required: true, banner: 'eu' } }
+    const bannerText = {
+      de: { message: 'Diese Seite misst Besuche. Einverstanden?', accept: 'Zustimmen', reject: 'Ablehnen' },
+      fr: { message: 'Ce site mesure les visites <b>& les annonces</b>. D\'accord ?', accept: 'Accepter', reject: 'Refuser' },
+    }
+    const french = await browse({ settings: { forms: [], banner: 'eu', bannerText }, answer }) // the fake browser prefers fr-FR
+    expect(french.banner.root!.innerHTML).toContain('<p id="m">Ce site mesure les visites &#60;b&#62;&#38; les annonces&#60;/b&#62;. D&#39;accord ?</p>')
+    expect(french.banner.root!.innerHTML).toMatch(/value="denied">Refuser<\/button><button type="button" value="granted">Accepter</)
+    const english = await browse({ settings: { forms: [], banner: 'eu' }, answer })
+    expect(english.banner.root!.innerHTML).toMatch(/value="denied">Reject<\/button><button type="button" value="granted">Accept</)
+  })
+
   it('a stored refusal skips the banner and keeps ids out', async () => {
     const page = await browse({ settings: { forms: [], banner: 'eu' }, stored: { dc_consent: 'denied' }, answer: { ok: true, consent: { required: true, banner: 'eu' } } })
     expect(page.banner.mounted).toBe(false)

@@ -90,6 +90,14 @@ describe('an EU/UK visitor', () => {
     expect(row).toMatchObject({ landing_url: landing })
   })
 
+  it("sees the banner in the browser's language when the site gave it", async () => {
+    const { page } = await openVisitor(e2e, contexts, UK_IP, { locale: 'de-DE' })
+    await page.goto(`${e2e.pageUrl}/`)
+    await expect.poll(() => banner(page).isVisible(), { timeout: 10_000 }).toBe(true)
+    expect(await banner(page).textContent()).toContain('Sind Sie einverstanden?')
+    expect(await banner(page).locator('button').allTextContents()).toEqual(['Ablehnen', 'Zustimmen'])
+  })
+
   it('after Reject, nothing personal is ever sent or kept, and no visit is stored', async () => {
     const { context, sent, page } = await ukVisitor()
     const startedAt = new Date()

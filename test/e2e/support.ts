@@ -102,7 +102,14 @@ function dcgateConfig(google: FakeGoogleAds): string {
       // The page server's host: the script's requests come with Origin http://127.0.0.1:<page port>.
       domains: ['127.0.0.1'],
       copKey: COP_KEY,
-      consent: { banner: 'eu' },
+      consent: {
+        banner: 'eu',
+        // English first, as the site's own language; a German browser gets German (consent.test.ts).
+        text: {
+          en: { message: 'This site measures visits and ad results with first-party cookies and a device identifier. Do you allow it?', accept: 'Accept', reject: 'Reject' },
+          de: { message: 'Diese Website misst Besuche und Werbeerfolge. Sind Sie einverstanden?', accept: 'Zustimmen', reject: 'Ablehnen' },
+        },
+      },
       capture: { workerSecret: WORKER_SECRET, forms: [{ selector: '#signup', emailField: 'email', firstNameField: 'first_name' }] },
       destinations: {
         google_ads: {
@@ -209,8 +216,8 @@ export interface SentRequest { path: string, body: Record<string, any> }
  * A visitor whose browser looks like a person's (desktop Chrome user agent, navigator.webdriver false), from `ip`,
  * with the requests it sends to dcgate recorded. The context is added to `contexts` for closing after the file.
  */
-export async function openVisitor(e2e: E2E, contexts: BrowserContext[], ip: string) {
-  const context = await newVisitor(e2e.humanBrowser, e2e.dcgate.url, ip, { userAgent: DESKTOP_CHROME })
+export async function openVisitor(e2e: E2E, contexts: BrowserContext[], ip: string, options: BrowserContextOptions = {}) {
+  const context = await newVisitor(e2e.humanBrowser, e2e.dcgate.url, ip, { userAgent: DESKTOP_CHROME, ...options })
   contexts.push(context)
   const sent = recordRequests(context, e2e.dcgate.url)
   return { context, sent, page: await context.newPage() }

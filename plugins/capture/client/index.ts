@@ -123,7 +123,7 @@ function start(): void {
   }
 
   function banner(): void {
-    if (needsBanner(state) && !closeBanner) closeBanner = showBanner(guard(choose))
+    if (needsBanner(state) && !closeBanner) closeBanner = showBanner(guard(choose), settings.bannerText)
   }
 
   function choose(choice: unknown): void {

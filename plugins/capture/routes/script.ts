@@ -25,7 +25,7 @@ export function addScriptRoute(ctx: PluginContext): void {
         event.res.headers.set('cache-control', 'no-store')
         return `/* dcgate: ${query.cop_key ? 'unknown cop_key' : 'cop_key is required'}; check the script tag's src */\n`
       }
-      const script = await renderScript({ forms: site.config.capture.forms, banner: site.config.consent.banner })
+      const script = await renderScript({ forms: site.config.capture.forms, banner: site.config.consent.banner, bannerText: site.config.consent.text })
       event.res.headers.set('cache-control', CACHE_CONTROL)
       event.res.headers.set('etag', script.etag)
       event.res.headers.set('vary', 'Accept-Encoding')
