@@ -133,15 +133,20 @@ export const IdentifyBody = v.object({
 })
 export type IdentifyBody = v.InferOutput<typeof IdentifyBody>
 
-/** POST /collect/worker?cop_key=… — a /collect body forwarded by a server-side worker, with the visitor's own IP and UA. */
-export const WorkerCollectBody = v.object({
-  ...CollectBody.entries,
+/** What a server-side worker adds to a body it forwards: the visitor's own address and user agent. */
+const ForwardedVisitor = {
   ip: v.pipe(v.string(), v.ip('must be an IPv4 or IPv6 address')),
   userAgent: v.pipe(v.string(), v.maxLength(2048)),
-})
+}
+
+/** POST /collect/worker?cop_key=… — a /collect body forwarded by a server-side worker, with the visitor's own IP and UA. */
+export const WorkerCollectBody = v.object({ ...CollectBody.entries, ...ForwardedVisitor })
 export type WorkerCollectBody = v.InferOutput<typeof WorkerCollectBody>
 
-/** Header carrying the site's `capture.workerSecret` on /collect/worker. */
+/** POST /identify/worker?cop_key=… — an /identify body forwarded by a server-side worker, with the visitor's own IP and UA. */
+export const WorkerIdentifyBody = v.object({ ...IdentifyBody.entries, ...ForwardedVisitor })
+
+/** Header carrying the site's `capture.workerSecret` on /collect/worker and /identify/worker. */
 export const WORKER_SECRET_HEADER = 'x-dc-worker-secret'
 
 /** The banner's words in one language (the site's `consent.text`). */

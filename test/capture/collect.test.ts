@@ -214,6 +214,7 @@ describe('POST /collect/worker', () => {
   })
 })
 
+
 describe('POST /identify', () => {
   it('records the identified user, puts the email on the visit, and the health check counts it', async () => {
     const session = sid()
@@ -259,4 +260,25 @@ describe('POST /identify', () => {
       [403, 'https://shop.example', 'Origin'],
     ])
   }, 15_000)
+})
+
+describe('POST /identify/worker', () => {
+  it('judges consent and records the country by the visitor\'s address, believed only with the worker secret', async () => {
+    const identify = (email: string, consent: string, headers: Record<string, string>) => app.request(`/identify/worker?cop_key=${copKey}`, {
+      method: 'POST',
+      // The worker's own address is in the US; the visitor it forwards is in the UK.
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': US_IP, ...headers },
+      body: JSON.stringify({ v: 1, sid: sid(), vid: 'visitor-0007', email, via: 'sdk', consent, ip: UK_IP, userAgent: 'Mozilla/5.0 (iPhone) Safari' }),
+    })
+    const secret = { 'x-dc-worker-secret': WORKER_SECRET }
+    const refused = await identify('worker-unknown@example.com', 'unknown', secret)
+    expect([refused.status, ((await refused.json()) as { code: string }).code]).toEqual([403, 'CONSENT_REQUIRED'])
+    expect((await identify('worker-granted@example.com', 'granted', secret)).status).toBe(202)
+    const stored = async (email: string) => (await sql<{ ip_country: string }[]>('select ip_country from identified_users where email = ?', [email]))[0]?.ip_country
+    expect(await stored('worker-granted@example.com')).toBe('GB')
+    // Without the secret the worker's own address counts (US: no consent needed), and a wrong secret is refused.
+    expect((await identify('worker-plain@example.com', 'unknown', {})).status).toBe(202)
+    expect(await stored('worker-plain@example.com')).toBe('US')
+    expect((await identify('worker-wrong@example.com', 'granted', { 'x-dc-worker-secret': 'wrong' })).status).toBe(401)
+  })
 })

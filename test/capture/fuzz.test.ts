@@ -26,7 +26,7 @@ const almostValid = fc.record({
 }, { requiredKeys: [] })
 
 describe('public capture routes under arbitrary input', () => {
-  for (const path of ['/collect', '/identify', '/collect/worker']) {
+  for (const path of ['/collect', '/identify', '/collect/worker', '/identify/worker']) {
     it(`${path} answers 2xx or 4xx, never 5xx`, async () => {
       await fc.assert(fc.asyncProperty(fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v)), almostValid.map((v) => JSON.stringify(v))), async (body) => {
         const response = await post(path, body)

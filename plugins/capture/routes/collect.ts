@@ -1,8 +1,5 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
-import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
-import type { ActiveSite } from '../../../core/sites/directory.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
 import { firstPartyCookie, verifiedFirstPartyHost } from '../first-party/cookie.ts'
 import type { FirstPartyChecker } from '../first-party/state.ts'
@@ -13,7 +10,7 @@ import { acceptPixelConversions } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import { clientIp } from '../request.ts'
 import type { CaptureWriter } from '../store/writer.ts'
-import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture } from './common.ts'
+import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
 
@@ -65,24 +62,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
     handler: (event, { body }) => {
-      const site = captureSite(event)
-      const trusted = workerTrusted(event, site)
-      const visitor = trusted ? { ip: body.ip, userAgent: body.userAgent } : { ip: clientIp(event, ctx.config.server.trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
-      return handle(event, body, visitor)
+      return handle(event, body, workerVisitor(event, body, ctx.config.server.trustProxy))
     },
   })
-}
-
-/** The worker's secret: absent → the body's IP is not believed; present and wrong → 401. */
-function workerTrusted(event: H3Event, site: ActiveSite): boolean {
-  const expected = site.config.capture.workerSecret
-  const given = event.req.headers.get(WORKER_SECRET_HEADER)
-  if (!expected || given === null) {
-    if (given !== null) throw apiError(401, { message: `This site has no capture.workerSecret; remove the ${WORKER_SECRET_HEADER} header or configure one` })
-    return false
-  }
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  if (a.length !== b.length || !timingSafeEqual(a, b)) throw apiError(401, { message: `Wrong ${WORKER_SECRET_HEADER}` })
-  return true
 }

@@ -1,10 +1,12 @@
+import { timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import { fastJson } from '../../../core/http/answer.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import type { ActiveSite } from '../../../core/sites/directory.ts'
-import { corsHeaders, originAllowed } from '../request.ts'
+import { WORKER_SECRET_HEADER } from '../protocol.ts'
+import { clientIp, corsHeaders, originAllowed } from '../request.ts'
 
 export const CopKeyQuery = v.looseObject({ cop_key: v.pipe(v.string('is required'), v.minLength(1, 'is required'), v.maxLength(128)) })
 
@@ -45,3 +47,26 @@ export function captureAnswer(event: H3Event, status: number, body: unknown, mor
 }
 
 export const invalidCapture = (problems: string[]) => apiError(400, { message: problems.join('; '), errors: problems })
+
+/**
+ * The visitor a server-side worker forwards: the body's address and user agent with the site's worker secret, else
+ * the request's own (the worker's); a secret that is given and wrong is a 401.
+ */
+export function workerVisitor(event: H3Event, body: { ip: string, userAgent: string }, trustProxy: boolean): { ip?: string, userAgent?: string } {
+  if (workerTrusted(event, captureSite(event))) return { ip: body.ip, userAgent: body.userAgent }
+  return { ip: clientIp(event, trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
+}
+
+/** The worker's secret: absent → the body's IP is not believed; present and wrong → 401. */
+function workerTrusted(event: H3Event, site: ActiveSite): boolean {
+  const expected = site.config.capture.workerSecret
+  const given = event.req.headers.get(WORKER_SECRET_HEADER)
+  if (!expected || given === null) {
+    if (given !== null) throw apiError(401, { message: `This site has no capture.workerSecret; remove the ${WORKER_SECRET_HEADER} header or configure one` })
+    return false
+  }
+  const a = Buffer.from(given)
+  const b = Buffer.from(expected)
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw apiError(401, { message: `Wrong ${WORKER_SECRET_HEADER}` })
+  return true
+}

@@ -6,7 +6,7 @@ import { originAllowed } from '../request.ts'
  * its own code gets one. Allowed for the site's domains only.
  */
 export function addPreflightRoutes(ctx: PluginContext): void {
-  for (const path of ['/collect', '/identify', '/collect/worker']) {
+  for (const path of ['/collect', '/identify', '/collect/worker', '/identify/worker']) {
     ctx.app.options(path, (event) => {
       const copKey = event.url.searchParams.get('cop_key')
       const site = copKey ? ctx.sites.byCopKey(copKey) : undefined
