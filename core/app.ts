@@ -19,7 +19,6 @@ import { resolveAdminToken } from './admin/token.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
-import type {} from './http/answer.ts' // answerHeaders on the event context
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'

@@ -2,6 +2,7 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { resolveEvent } from '../../core/delivery/mapping.ts'
 import type { CollectBody } from './protocol.ts'
+import type { Visitor } from './request.ts'
 import type { CaptureBatch } from './store/rows.ts'
 import type { CaptureWriter } from './store/writer.ts'
 
@@ -11,7 +12,7 @@ interface PixelInput {
   site: ActiveSite
   body: CollectBody
   batch: CaptureBatch
-  visitor: { ip?: string, userAgent?: string }
+  visitor: Visitor
 }
 
 /**

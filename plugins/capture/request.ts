@@ -1,6 +1,14 @@
 import type { H3Event } from 'h3'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 
+/** Who sent a hit: the visitor's address and user agent, as far as known. */
+export interface Visitor { ip?: string, userAgent?: string }
+
+/** The visitor as the request shows it: its address (see clientIp) and user agent. */
+export function requestVisitor(event: H3Event, trustProxy: boolean): Visitor {
+  return { ip: clientIp(event, trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
+}
+
 /**
  * The visitor's IP: the socket's peer, or with `server.trustProxy` the first address of X-Forwarded-For (the
  * client as the proxy in front saw it). Without trustProxy the header is ignored: anyone can send one.

@@ -33,15 +33,16 @@ export function createRetention(ctx: PluginContext) {
   let timer: NodeJS.Timeout | undefined
   let running: Promise<RetentionRound[]> | undefined
 
-  async function site(site: ActiveSite, days: number, now: Date): Promise<RetentionRound> {
+  async function expireSite(site: ActiveSite, days: number, now: Date): Promise<RetentionRound> {
     const cutoff = new Date(now.getTime() - days * 86_400_000)
     const deleted = { page_events: 0, visits: 0, identified_users: 0 }
     for (const { table, text } of DELETIONS) {
-      for (;;) {
-        const rows = await ctx.prepared<{ n: number }>({ name: '', text: `with gone as (${text} returning 1) select count(*)::int as n from gone`, reusePlan: false }, [site.id, cutoff])
-        deleted[table] += rows[0]?.n ?? 0
-        if ((rows[0]?.n ?? 0) < BATCH) break
-      }
+      let gone: number
+      do {
+        const [row] = await ctx.prepared<{ n: number }>({ name: '', text: `with gone as (${text} returning 1) select count(*)::int as n from gone`, reusePlan: false }, [site.id, cutoff])
+        gone = row?.n ?? 0
+        deleted[table] += gone
+      } while (gone === BATCH)
     }
     const parts = DELETIONS.filter(({ table }) => deleted[table] > 0).map(({ table, label }) => `${deleted[table]} ${label}`)
     if (parts.length) ctx.logger.info(`capture: retention (${days} days) removed ${parts.join(', ')} of site ${site.id}`)
@@ -55,7 +56,7 @@ export function createRetention(ctx: PluginContext) {
         const rounds: RetentionRound[] = []
         for (const s of ctx.sites.list()) {
           const days = retentionDays(s, ctx.config.capture.retentionDays)
-          if (days !== undefined) rounds.push(await site(s, days, now))
+          if (days !== undefined) rounds.push(await expireSite(s, days, now))
         }
         return rounds
       }

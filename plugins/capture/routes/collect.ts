@@ -8,15 +8,15 @@ import { toBatch } from '../hits.ts'
 import type { VisitIntel } from '../intel/types.ts'
 import { acceptPixelConversions } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
-import { clientIp } from '../request.ts'
 import type { CaptureWriter } from '../store/writer.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
+import { requestVisitor, type Visitor } from '../request.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
 
 /** POST /collect (the browser) and POST /collect/worker (a server-side worker forwarding the visitor's IP and UA). */
 export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps): void {
-  const handle = async (event: H3Event, body: CollectBody, visitor: { ip?: string, userAgent?: string }) => {
+  const handle = async (event: H3Event, body: CollectBody, visitor: Visitor) => {
     const site = captureSite(event)
     const receivedAt = new Date()
     const verdict = intel.classify({ ip: visitor.ip, userAgent: visitor.userAgent, signals: body.signals, timing: { kind: body.hits.some((h) => h.t === 'pageview') ? 'pageview' : 'event' } })
@@ -46,7 +46,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     responses: { 202: CollectAnswer },
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
-    handler: (event, { body }) => handle(event, body, { ip: clientIp(event, ctx.config.server.trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }),
+    handler: (event, { body }) => handle(event, body, requestVisitor(event, ctx.config.server.trustProxy)),
   })
 
   ctx.routes.add({

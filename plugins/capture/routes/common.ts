@@ -6,7 +6,7 @@ import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import type { ActiveSite } from '../../../core/sites/directory.ts'
 import { WORKER_SECRET_HEADER } from '../protocol.ts'
-import { clientIp, corsHeaders, originAllowed } from '../request.ts'
+import { corsHeaders, originAllowed, requestVisitor, type Visitor } from '../request.ts'
 
 export const CopKeyQuery = v.looseObject({ cop_key: v.pipe(v.string('is required'), v.minLength(1, 'is required'), v.maxLength(128)) })
 
@@ -52,9 +52,8 @@ export const invalidCapture = (problems: string[]) => apiError(400, { message: p
  * The visitor a server-side worker forwards: the body's address and user agent with the site's worker secret, else
  * the request's own (the worker's); a secret that is given and wrong is a 401.
  */
-export function workerVisitor(event: H3Event, body: { ip: string, userAgent: string }, trustProxy: boolean): { ip?: string, userAgent?: string } {
-  if (workerTrusted(event, captureSite(event))) return { ip: body.ip, userAgent: body.userAgent }
-  return { ip: clientIp(event, trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
+export function workerVisitor(event: H3Event, body: { ip: string, userAgent: string }, trustProxy: boolean): Visitor {
+  return workerTrusted(event, captureSite(event)) ? { ip: body.ip, userAgent: body.userAgent } : requestVisitor(event, trustProxy)
 }
 
 /** The worker's secret: absent → the body's IP is not believed; present and wrong → 401. */

@@ -7,8 +7,8 @@ import type { PluginContext } from '../../../core/plugin.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
 import type { VisitIntel } from '../intel/types.ts'
 import { IdentifyBody, WORKER_SECRET_HEADER, WorkerIdentifyBody } from '../protocol.ts'
-import { clientIp } from '../request.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
+import { requestVisitor, type Visitor } from '../request.ts'
 
 /** What `capture:identify` listeners see; the email-risk plugin fills `risk`. */
 export interface IdentifyPayload {
@@ -36,7 +36,7 @@ declare module '../../../core/hooks.ts' {
  * rare next to page views, and the conversion that follows must see them.
  */
 export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
-  const handle = async (event: H3Event, body: IdentifyBody, { ip, userAgent }: { ip?: string, userAgent?: string }) => {
+  const handle = async (event: H3Event, body: IdentifyBody, { ip, userAgent }: Visitor) => {
     const site = captureSite(event)
     const verdict = intel.classify({ ip, userAgent, timing: { kind: body.via === 'form' ? 'form' : 'event' } })
     if (!personalAllowed(consentRequired(site, verdict.country, intel), body.consent)) {
@@ -82,7 +82,7 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
     body: IdentifyBody,
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
-    handler: (event, { body }) => handle(event, body, { ip: clientIp(event, ctx.config.server.trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }),
+    handler: (event, { body }) => handle(event, body, requestVisitor(event, ctx.config.server.trustProxy)),
   })
 
   ctx.routes.add({

@@ -1,4 +1,4 @@
-import type { PageEventRow, VisitRow } from './rows.ts'
+import type { PageEventRow, SessionKey, VisitRow } from './rows.ts'
 
 /**
  * Rows travel (to PostgreSQL and into the journal) as JSON arrays of their values in column order, read by position.
@@ -20,8 +20,6 @@ export const VISIT_COLUMNS = [
   ['platform', 'text'], ['browser', 'text'], ['os', 'text'], ['is_bot', 'boolean'], ['bot_reasons', 'jsonb'], ['referrer', 'text'],
   ['landing_url', 'text'], ['click_ids', 'jsonb'], ['consent', 'text'], ['device_hash', 'text'],
 ] as const satisfies readonly Column<VisitRow>[]
-
-export interface SessionKey { site_id: string, session_id: string }
 
 export const SESSION_COLUMNS = [['site_id', 'text'], ['session_id', 'text']] as const satisfies readonly Column<SessionKey>[]
 

@@ -1,5 +1,5 @@
-import { EVENT_COLUMNS, fromTuple, SESSION_COLUMNS, toTuple, VISIT_COLUMNS, type SessionKey } from './columns.ts'
-import type { CaptureBatch, PageEventRow, VisitRow } from './rows.ts'
+import { EVENT_COLUMNS, fromTuple, SESSION_COLUMNS, toTuple, VISIT_COLUMNS } from './columns.ts'
+import type { CaptureBatch, PageEventRow, SessionKey, VisitRow } from './rows.ts'
 
 /**
  * A request's rows as the writer keeps them until the flush: already serialized once, as the journal line and the

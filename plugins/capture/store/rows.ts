@@ -44,32 +44,27 @@ export interface VisitRow {
   device_hash: string | null
 }
 
+/** A visit's key. */
+export interface SessionKey { site_id: string, session_id: string }
+
 export interface CaptureBatch {
   events: PageEventRow[]
   visit?: VisitRow
   /** The visitor withdrew consent: the visit keeps the refusal and loses its identifiers (applied after the upsert). */
-  withdrawn?: { site_id: string, session_id: string }
+  withdrawn?: SessionKey
 }
 
-/** Several requests of one visit within a flush become one row (one statement cannot update a row twice). */
-export function mergeVisits(rows: readonly VisitRow[]): VisitRow[] {
-  const byKey = new Map<string, VisitRow>()
-  for (const row of rows) {
-    const key = `${row.site_id}\u0000${row.session_id}`
-    const seen = byKey.get(key)
-    byKey.set(key, seen
-      ? {
-          ...row,
-          started_at: seen.started_at < row.started_at ? seen.started_at : row.started_at,
-          ended_at: seen.ended_at > row.ended_at ? seen.ended_at : row.ended_at,
-          referrer: seen.referrer ?? row.referrer,
-          landing_url: seen.landing_url ?? row.landing_url,
-          click_ids: { ...seen.click_ids, ...row.click_ids },
-          consent: row.consent === 'unknown' ? seen.consent : row.consent,
-          visitor_id: row.visitor_id ?? seen.visitor_id,
-          device_hash: row.device_hash ?? seen.device_hash,
-        }
-      : row)
+/** Two requests of one visit in one flush as one row (one statement cannot update a row twice); `row` is the later. */
+export function mergeVisit(seen: VisitRow, row: VisitRow): VisitRow {
+  return {
+    ...row,
+    started_at: seen.started_at < row.started_at ? seen.started_at : row.started_at,
+    ended_at: seen.ended_at > row.ended_at ? seen.ended_at : row.ended_at,
+    referrer: seen.referrer ?? row.referrer,
+    landing_url: seen.landing_url ?? row.landing_url,
+    click_ids: { ...seen.click_ids, ...row.click_ids },
+    consent: row.consent === 'unknown' ? seen.consent : row.consent,
+    visitor_id: row.visitor_id ?? seen.visitor_id,
+    device_hash: row.device_hash ?? seen.device_hash,
   }
-  return [...byKey.values()]
 }

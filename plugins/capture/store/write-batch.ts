@@ -1,7 +1,7 @@
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
 import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, toTuple, VISIT_COLUMNS } from './columns.ts'
 import type { QueuedBatch } from './queued.ts'
-import { mergeVisits, type VisitRow } from './rows.ts'
+import { mergeVisit, type VisitRow } from './rows.ts'
 
 /**
  * One statement writes a whole flush: the page events (each once: `id` is made when the hit arrives, so a
@@ -90,5 +90,5 @@ function visitTuples(visits: readonly { row: VisitRow, tuple: string }[]): strin
     if (seen) seen.push(visit)
     else bySession.set(key, [visit])
   }
-  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : toTuple(VISIT_COLUMNS, mergeVisits(group.map((v) => v.row))[0]!)))
+  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : toTuple(VISIT_COLUMNS, group.map((v) => v.row).reduce(mergeVisit))))
 }
