@@ -19,10 +19,13 @@ const MAX_LAG_MS = 86_400_000
 /** The request as rows: its page events, and the visit it belongs to (when the visitor may be identified). */
 export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
   const received = ctx.receivedAt.getTime()
-  const receivedIso = ctx.receivedAt.toISOString()
   const sessionId = ctx.personal ? body.sid ?? null : null
+  let first = Infinity
+  let last = -Infinity
   const events: PageEventRow[] = body.hits.map((hit) => {
     const at = hit.ts > received || hit.ts < received - MAX_LAG_MS ? received : hit.ts
+    if (at < first) first = at
+    if (at > last) last = at
     return {
       id: hitId(ctx.siteId, hit, received),
       site_id: ctx.siteId,
@@ -33,20 +36,19 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
       referrer: hit.t === 'pageview' && hit.ref ? (ctx.personal ? hit.ref : withoutClickIds(hit.ref)) : null,
       title: hit.t === 'pageview' ? hit.title ?? null : null,
       props: hit.t === 'event' ? hit.props ?? null : null,
-      occurred_at: at === received ? receivedIso : new Date(at).toISOString(),
-      received_at: receivedIso,
+      occurred_at: at,
+      received_at: received,
     }
   })
   if (!sessionId) return { events }
-  const times = events.map((e) => e.occurred_at).sort()
   const firstPage = body.hits.find((hit) => hit.t === 'pageview')
   const v = ctx.verdict
   const visit: VisitRow = {
     site_id: ctx.siteId,
     session_id: sessionId,
     visitor_id: body.vid ?? null,
-    started_at: times[0]!,
-    ended_at: times.at(-1)!,
+    started_at: first,
+    ended_at: last,
     ip_address: ctx.ip ?? null,
     user_agent: ctx.userAgent ?? null,
     country: v.country ?? null,

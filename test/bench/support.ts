@@ -246,7 +246,7 @@ export function loadAverage(): string {
 export function printTable(rows: Figures[], unit: string): void {
   console.log(`${'row'.padEnd(28)} ${`${unit}/s`.padStart(6)}   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors   ${`server cpu ms/${unit}`.padStart(18)}   ${`postgres cpu ms/${unit}`.padStart(20)}   ${`bench cpu ms/${unit}`.padStart(17)}`)
   for (const r of rows) {
-    const cpu = `${r.serverCpuMs.toFixed(2).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(2).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(2).padStart(17)}`
+    const cpu = `${r.serverCpuMs.toFixed(3).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(3).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(3).padStart(17)}`
     console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors.toString().padEnd(7)}  ${cpu}`)
   }
 }

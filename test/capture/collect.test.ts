@@ -93,9 +93,10 @@ describe('GET /script', () => {
 describe('POST /collect', () => {
   it('takes a sendBeacon text/plain body, answers 202 at once, and the batch writer stores the visit', async () => {
     const session = sid()
+    const landed = Date.now() - 5_000
     const response = await collect({
       v: 1, sid: session, vid: 'visitor-0001', consent: 'unknown',
-      hits: [pageview('https://shop.example/?gclid=abc', { ref: 'https://www.google.com/' }), pageview('https://shop.example/pricing')],
+      hits: [pageview('https://shop.example/?gclid=abc', { ref: 'https://www.google.com/', ts: landed }), pageview('https://shop.example/pricing', { ts: landed + 1234 })],
       clickIds: { gclid: 'abc' }, signals: { webdriver: false, interactions: 3, sinceLoadMs: 4000 },
     }, { origin: 'https://shop.example' })
     expect(response.status).toBe(202)
@@ -108,6 +109,10 @@ describe('POST /collect', () => {
     })
     const events = await sql<{ kind: string }[]>('select kind from page_events where session_id = ?', [session])
     expect(events.map((e) => e.kind)).toEqual(['pageview', 'pageview'])
+    // The browser's times, to the millisecond: on the page events, and as the visit's start, end and duration.
+    const ms = (column: string) => `(extract(epoch from ${column}) * 1000)::float8 as ${column}`
+    expect(await sql(`select ${ms('occurred_at')} from page_events where session_id = ? order by occurred_at`, [session])).toEqual([{ occurred_at: landed }, { occurred_at: landed + 1234 }])
+    expect(await sql(`select ${ms('started_at')}, ${ms('ended_at')}, duration_ms from visits where session_id = ?`, [session])).toEqual([{ started_at: landed, ended_at: landed + 1234, duration_ms: '1234' }])
   })
 
   it('adds later hits of a visit to the same row: counts add up, the landing page stays, click ids merge', async () => {

@@ -23,7 +23,7 @@ const writerIn = (journalDir: string, flushSize = 1000, flushIntervalMs = 60_000
 })
 
 function batch(session: string, pages = 1): CaptureBatch {
-  const at = new Date().toISOString()
+  const at = Date.now()
   return {
     events: Array.from({ length: pages }, () => ({ id: randomUUID(), site_id: 'demo', session_id: session, kind: 'pageview' as const, name: null, url: 'https://shop.example/', referrer: null, title: null, props: null, occurred_at: at, received_at: at })),
     visit: {
@@ -79,14 +79,22 @@ describe('capture batch writer', () => {
     await next.stop()
   })
 
-  it('replays a segment an older version left, written as row objects', async () => {
+  it('replays segments older versions left: rows as objects, and value arrays with ISO times', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const iso = '2026-11-20T09:30:00.250Z'
     const old = batch('legacy-1', 2)
     old.visit!.bot_reasons = ['datacenter-ip']
-    writeFileSync(join(dir, '999999998-1-1.ndjson'), `${JSON.stringify(old)}\n`)
+    const objects = { ...old, events: old.events.map((e) => ({ ...e, occurred_at: iso, received_at: iso })), visit: { ...old.visit!, started_at: iso, ended_at: iso } }
+    writeFileSync(join(dir, '999999998-1-1.ndjson'), `${JSON.stringify(objects)}\n`)
+    const id = randomUUID()
+    const arrays = { e: [[id, 'demo', 'legacy-2', 'pageview', null, 'https://shop.example/a', null, 'A', null, iso, iso]], v: ['demo', 'legacy-2', 'v-2', iso, iso, '203.0.113.9', 'UA', 'FR', null, null, null, null, false, false, false, false, 'mobile', null, null, false, [], null, 'https://shop.example/a', {}, 'granted', null], w: null }
+    writeFileSync(join(dir, '999999998-1-2.ndjson'), `${JSON.stringify(arrays)}\n`)
     const next = writerIn(dir)
     await next.start()
-    expect(await sql('select page_count, bot_reasons, click_ids from visits where session_id = ?', ['legacy-1'])).toEqual([{ page_count: 2, bot_reasons: ['datacenter-ip'], click_ids: { gclid: 'legacy-1' } }])
+    const time = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`
+    expect(await sql(`select page_count, bot_reasons, click_ids, ${time('started_at')} from visits where session_id = ?`, ['legacy-1'])).toEqual([{ page_count: 2, bot_reasons: ['datacenter-ip'], click_ids: { gclid: 'legacy-1' }, started_at: iso }])
+    expect(await sql(`select page_count, country, ${time('started_at')}, ${time('ended_at')} from visits where session_id = ?`, ['legacy-2'])).toEqual([{ page_count: 1, country: 'FR', started_at: iso, ended_at: iso }])
+    expect(await sql(`select ${time('occurred_at')}, ${time('received_at')} from page_events where id = ?`, [id])).toEqual([{ occurred_at: iso, received_at: iso }])
     expect(readdirSync(dir).filter((f) => f.startsWith('999999998-'))).toEqual([])
     await next.stop()
   })

@@ -10,8 +10,9 @@ export interface PageEventRow {
   referrer: string | null
   title: string | null
   props: Record<string, unknown> | null
-  occurred_at: string
-  received_at: string
+  /** Epoch milliseconds, as the row travels (columns.ts). */
+  occurred_at: number
+  received_at: number
 }
 
 /** The visit as this request saw it; merged into the stored row (counts add up, first landing page stays). */
@@ -19,8 +20,9 @@ export interface VisitRow {
   site_id: string
   session_id: string
   visitor_id: string | null
-  started_at: string
-  ended_at: string
+  /** Epoch milliseconds. */
+  started_at: number
+  ended_at: number
   ip_address: string | null
   user_agent: string | null
   country: string | null
@@ -58,8 +60,8 @@ export interface CaptureBatch {
 export function mergeVisit(seen: VisitRow, row: VisitRow): VisitRow {
   return {
     ...row,
-    started_at: seen.started_at < row.started_at ? seen.started_at : row.started_at,
-    ended_at: seen.ended_at > row.ended_at ? seen.ended_at : row.ended_at,
+    started_at: Math.min(seen.started_at, row.started_at),
+    ended_at: Math.max(seen.ended_at, row.ended_at),
     referrer: seen.referrer ?? row.referrer,
     landing_url: seen.landing_url ?? row.landing_url,
     click_ids: { ...seen.click_ids, ...row.click_ids },

@@ -1,6 +1,6 @@
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
-import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, toTuple, VISIT_COLUMNS } from './columns.ts'
-import type { QueuedBatch } from './queued.ts'
+import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
+import { sessionTuple, visitTuple, type QueuedBatch } from './queued.ts'
 import { mergeVisit, type VisitRow } from './rows.ts'
 
 /**
@@ -9,7 +9,7 @@ import { mergeVisit, type VisitRow } from './rows.ts'
  * statement inserted. Atomic, so a replay after a commit adds nothing.
  */
 const WRITE_BATCH: PreparedStatement = {
-  name: 'dcgate_capture_write_batch_v3',
+  name: 'dcgate_capture_write_batch_v4',
   // Planned per call: its row counts change with every flush.
   reusePlan: false,
   text: `
@@ -76,7 +76,7 @@ const WITHDRAW: PreparedStatement = {
 export async function writeBatch(prepared: RunPrepared, batches: readonly QueuedBatch[]): Promise<void> {
   const events = batches.filter((b) => b.hits > 0).map((b) => b.events).join(',')
   const visits = visitTuples(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
-  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [toTuple(SESSION_COLUMNS, b.withdrawn)] : []))
+  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [sessionTuple(b.withdrawn)] : []))
   if (events || visits.length > 0) await prepared(WRITE_BATCH, [`[${events}]`, `[${visits.join(',')}]`])
   if (withdrawn.length > 0) await prepared(WITHDRAW, [`[${withdrawn.join(',')}]`])
 }
@@ -90,5 +90,5 @@ function visitTuples(visits: readonly { row: VisitRow, tuple: string }[]): strin
     if (seen) seen.push(visit)
     else bySession.set(key, [visit])
   }
-  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : toTuple(VISIT_COLUMNS, group.map((v) => v.row).reduce(mergeVisit))))
+  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : visitTuple(group.map((v) => v.row).reduce(mergeVisit))))
 }
