@@ -1,6 +1,6 @@
 // POST /collect, the tracking script's hits, sustained, on real PostgreSQL and on the embedded database, beside a
 // bare h3 JSON POST route measured in the same run; then checks that every acknowledged hit was stored.
-// Run: npm run bench:collect (BENCH_SECONDS=30 by default; BENCH_ROWS=bare,postgres,embedded picks rows; needs
+// Run: npm run bench:collect (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=15 per server; BENCH_ROWS=bare,postgres,embedded picks rows; needs
 // PostgreSQL at BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres, skipped with a note when
 // unreachable; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each dcgate server there).
 import { availableParallelism } from 'node:os'
@@ -24,7 +24,8 @@ const CONFIG = {
   capture: { flushIntervalMs: FLUSH_INTERVAL_MS },
   sites: [{ id: 'shop', name: 'Shop', domains: ['shop.example'], copKey: COP_KEY }],
 }
-const ROW_LABELS = { bare: 'bare h3 POST (baseline)', bareAgain: 'bare h3 POST (again)', postgres: 'dcgate on PostgreSQL', embedded: 'dcgate on embedded PGlite' } as const
+const ROW_LABELS = { bare: 'bare h3 POST', postgres: 'dcgate on PostgreSQL', embedded: 'dcgate on embedded PGlite' } as const
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const PAGES = [
   ['/', 'Shop — Home'], ['/products', 'All products'], ['/products/linen-shirt', 'Linen shirt'], ['/products/wool-coat', 'Wool coat'],
   ['/products/canvas-bag', 'Canvas bag'], ['/products/leather-boots', 'Leather boots'], ['/cart', 'Your cart'], ['/checkout', 'Checkout'],
@@ -85,20 +86,31 @@ const visitors = Array.from({ length: VISITORS }, makeVisitor)
 checkBodiesMatchProtocol()
 const ROWS = new Set((process.env.BENCH_ROWS ?? 'bare,postgres,embedded').split(','))
 const loadAtStart = loadAverage()
-const results: Figures[] = []
+/** Every measured run in order: bare, dcgate, bare, dcgate, …, bare. */
+const runs: Run[] = []
 const persisted: Persistence[] = []
-if (ROWS.has('bare')) results.push(await benchBare(ROW_LABELS.bare))
-if (ROWS.has('postgres')) await benchOnPostgres()
-if (ROWS.has('embedded')) await benchDcgate(ROW_LABELS.embedded, undefined)
-// The baseline again, after the dcgate rows: this machine's speed drifts by tens of percent over minutes (a shared
-// VM), and a ratio against one run of the baseline moved with it; the ratios use the mean of both runs.
-if (ROWS.has('bare') && (ROWS.has('postgres') || ROWS.has('embedded'))) results.push(await benchBare(ROW_LABELS.bareAgain))
-print(results, persisted)
-if (!runSound(results, persisted)) process.exitCode = 1
+const bare = ROWS.has('bare') ? await startBareH3('/collect', `async (event) => { await readBody(event); event.res.status = 202; return { ok: true, consent: { required: false, banner: 'eu' } } }`) : undefined
+try {
+  if (ROWS.has('postgres')) await benchOnPostgres()
+  if (ROWS.has('embedded')) await benchDcgate('embedded', undefined, 1)
+  await measureBare()
+}
+finally {
+  if (bare) await stopProcess(bare.child)
+}
+print(runs, persisted)
+if (!runSound(runs.map((r) => r.figures), persisted)) process.exitCode = 1
 
-async function benchBare(label: string): Promise<Figures> {
-  const bare = await startBareH3('/collect', `async (event) => { await readBody(event); event.res.status = 202; return { ok: true, consent: { required: false, banner: 'eu' } } }`)
-  return measure(label, bare.child, hits(bare.url)).finally(() => stopProcess(bare.child))
+interface Run { kind: 'bare' | 'postgres' | 'embedded', figures: Figures }
+
+/**
+ * A bare run before every dcgate run (and one after the last): this VM's speed drifts by tens of percent within
+ * minutes, so each dcgate run is compared with the bare runs on either side of it.
+ */
+async function measureBare(): Promise<void> {
+  if (!bare) return
+  const round = runs.filter((r) => r.kind === 'bare').length + 1
+  runs.push({ kind: 'bare', figures: await measure(`${ROW_LABELS.bare} (${round})`, bare.child, hits(bare.url)) })
 }
 
 async function benchOnPostgres(): Promise<void> {
@@ -107,19 +119,25 @@ async function benchOnPostgres(): Promise<void> {
     console.log(`PostgreSQL at ${PG_URL} unreachable: the row "${ROW_LABELS.postgres}" is skipped`)
     return
   }
-  await benchDcgate(ROW_LABELS.postgres, database.url).finally(database.drop)
+  await benchDcgate('postgres', database.url, ROUNDS).finally(database.drop)
 }
 
 /**
- * One dcgate row. On PostgreSQL the rows are counted while the server runs, a few flush intervals after the load;
- * the embedded database can only be opened once the server has exited, so there they are counted after a graceful
- * stop (SIGTERM flushes the writer).
+ * One dcgate server, measured `rounds` times, each after a bare run. On PostgreSQL the rows are counted while the
+ * server runs, a few flush intervals after the load; the embedded database can only be opened once the server has
+ * exited, so there they are counted after a graceful stop (SIGTERM flushes the writer).
  */
-async function benchDcgate(label: string, databaseUrl: string | undefined): Promise<void> {
+async function benchDcgate(kind: 'postgres' | 'embedded', databaseUrl: string | undefined, rounds: number): Promise<void> {
   const dcgate = await startDcgate(CONFIG, databaseUrl)
+  const label = ROW_LABELS[kind]
   try {
-    const figures = await measure(label, dcgate.child, hits(`${dcgate.url}/collect?cop_key=${COP_KEY}`))
-    results.push(figures)
+    const own: Figures[] = []
+    for (let round = 1; round <= rounds; round++) {
+      await measureBare()
+      const figures = await measure(rounds > 1 ? `${label} (${round})` : label, dcgate.child, hits(`${dcgate.url}/collect?cop_key=${COP_KEY}`))
+      runs.push({ kind, figures })
+      own.push(figures)
+    }
     await sleep(3 * FLUSH_INTERVAL_MS)
     let counts: StoredCounts
     if (databaseUrl) counts = await countOnPostgres(databaseUrl)
@@ -127,7 +145,8 @@ async function benchDcgate(label: string, databaseUrl: string | undefined): Prom
       await dcgate.stop()
       counts = await countInPglite(join(dcgate.dataDir, 'db'))
     }
-    const row: Persistence = { label, answered: figures.answered, unanswered: figures.unanswered, ...counts, when: databaseUrl ? `${3 * FLUSH_INTERVAL_MS} ms after the load, server running` : 'after a graceful stop' }
+    const sum = (pick: (f: Figures) => number) => own.reduce((total, f) => total + pick(f), 0)
+    const row: Persistence = { label, answered: sum((f) => f.answered), unanswered: sum((f) => f.unanswered), ...counts, when: databaseUrl ? `${3 * FLUSH_INTERVAL_MS} ms after the load, server running` : 'after a graceful stop' }
     persisted.push(row)
     console.log(persistenceLine(row))
   }
@@ -276,27 +295,33 @@ function runSound(rows: Figures[], stored: Persistence[]): boolean {
   return broken.length === 0 && lost.length === 0
 }
 
-function print(rows: Figures[], stored: Persistence[]): void {
-  console.log(`\ncollect benchmark: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per row, keep-alive; one page view per request`)
+function print(all: Run[], stored: Persistence[]): void {
+  const rows = all.map((r) => r.figures)
+  console.log(`\ncollect benchmark: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per run, keep-alive; one page view per request`)
   console.log(`  from ${VISITORS} visitors (a session each), text/plain JSON, Chrome UA, X-Forwarded-For from public IPs (trustProxy); flushIntervalMs ${FLUSH_INTERVAL_MS}`)
   console.log(`servers run in their own process; autocannon shares this one; ${availableParallelism()}-core machine`)
+  console.log(`runs in order: a bare run before each dcgate run and one after the last (${ROWS.has('postgres') ? `${ROUNDS} round(s) on PostgreSQL` : 'none on PostgreSQL'}${ROWS.has('embedded') ? ', one on PGlite' : ''})`)
   console.log(`load average at the start: ${loadAtStart}, at the end: ${loadAverage()}`)
   printTable(rows, 'req')
   printRssSamples(rows)
   for (const row of stored) console.log(persistenceLine(row))
-  printRatios(rows)
+  printRatios(all)
 }
 
-function printRatios(rows: Figures[]): void {
-  const bares = rows.filter((r) => r.label === ROW_LABELS.bare || r.label === ROW_LABELS.bareAgain)
-  if (bares.length === 0) return
-  const baseline = bares.reduce((sum, r) => sum + r.perSecond, 0) / bares.length
-  console.log(`baseline: ${bares.map((r) => r.perSecond.toFixed(0)).join(' and ')} req/s, mean ${baseline.toFixed(0)}`)
-  for (const label of [ROW_LABELS.postgres, ROW_LABELS.embedded]) {
-    const row = rows.find((r) => r.label === label)
-    if (!row) continue
-    const ratio = row.perSecond / baseline
-    const verdict = label === ROW_LABELS.postgres ? `   target >= ${TARGET_RATIO}: ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}` : '   (no target)'
-    console.log(`ratio ${label} / bare (req/s) = ${ratio.toFixed(3)}${verdict}`)
+/** Each dcgate run against the mean of the bare runs just before and after it; the verdict takes the median round. */
+function printRatios(all: Run[]): void {
+  for (const kind of ['postgres', 'embedded'] as const) {
+    const ratios = all.flatMap((run, i) => {
+      const around = [all[i - 1], all[i + 1]].filter((r) => r?.kind === 'bare').map((r) => r!.figures.perSecond)
+      if (run.kind !== kind || around.length === 0) return []
+      const baseline = around.reduce((sum, x) => sum + x, 0) / around.length
+      const ratio = run.figures.perSecond / baseline
+      console.log(`${run.figures.label}: ${run.figures.perSecond.toFixed(0)} req/s, bare around it ${around.map((x) => x.toFixed(0)).join(' and ')} (mean ${baseline.toFixed(0)}): ratio ${ratio.toFixed(3)}`)
+      return [ratio]
+    })
+    if (ratios.length === 0) continue
+    const median = [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!
+    const verdict = kind === 'postgres' ? `   target >= ${TARGET_RATIO}: ${median >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}` : '   (no target)'
+    console.log(`ratio ${ROW_LABELS[kind]} / bare (req/s)${ratios.length > 1 ? `, median of ${ratios.length} rounds` : ''} = ${median.toFixed(3)}${verdict}`)
   }
 }

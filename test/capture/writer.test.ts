@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createConsola } from 'consola'
@@ -97,6 +97,61 @@ describe('capture batch writer', () => {
     expect(await sql(`select ${time('occurred_at')}, ${time('received_at')} from page_events where id = ?`, [id])).toEqual([{ occurred_at: iso, received_at: iso }])
     expect(readdirSync(dir).filter((f) => f.startsWith('999999998-'))).toEqual([])
     await next.stop()
+  })
+
+  it('merges the requests of one visit before a flush, also when they are replayed from the journal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const crashed = writerIn(dir)
+    const first = batch('merge-1')
+    const second = batch('merge-1', 2)
+    second.visit = { ...second.visit!, landing_url: 'https://shop.example/later', referrer: 'https://later.example/', click_ids: { msclkid: 'm-1' }, ended_at: second.visit!.ended_at + 5000 }
+    first.visit = { ...first.visit!, referrer: 'https://www.google.com/' }
+    await crashed.add(first)
+    await crashed.add(second)
+    const [segment] = readdirSync(dir)
+    renameSync(join(dir, segment!), join(dir, segment!.replace(/^\d+-/, '999999997-')))
+    const next = writerIn(dir)
+    await next.start()
+    expect(await sql('select page_count, landing_url, referrer, click_ids, duration_ms from visits where session_id = ?', ['merge-1']))
+      .toEqual([{ page_count: 3, landing_url: 'https://shop.example/', referrer: 'https://www.google.com/', click_ids: { gclid: 'merge-1', msclkid: 'm-1' }, duration_ms: '5000' }])
+    await next.stop()
+  })
+
+  it('keeps text beyond ASCII intact, byte for byte', async () => {
+    const writer = writerIn(mkdtempSync(join(tmpdir(), 'journal-')))
+    await writer.start()
+    const b = batch('utf8-1')
+    const title = 'Grüße aus Köln — 東京 👋'
+    b.events[0] = { ...b.events[0]!, title, url: 'https://shop.example/caf\u00e9?q=\u00fc' }
+    b.visit = { ...b.visit!, organization: 'Société Générale «SG»', user_agent: 'UA \u2028 ✓' }
+    await writer.add(b)
+    await writer.flush()
+    expect(await sql('select title, url from page_events where id = ?', [b.events[0]!.id])).toEqual([{ title, url: 'https://shop.example/café?q=ü' }])
+    expect(await sql('select organization, user_agent from visits where session_id = ?', ['utf8-1'])).toEqual([{ organization: 'Société Générale «SG»', user_agent: 'UA \u2028 ✓' }])
+    await writer.stop()
+  })
+
+  it('keeps the rows of a failed flush, and their journal, for the next one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
+    const errors: unknown[] = []
+    let failing = true
+    const writer = createCaptureWriter({
+      prepared: (statement, values) => (failing ? Promise.reject(new Error('database away')) : app.dcgate.context.prepared(statement, values)),
+      journalDir: dir, flushSize: 1000, flushIntervalMs: 60_000, logger, onError: (error) => void errors.push(error),
+    })
+    await writer.start()
+    await writer.add(batch('retry-1'))
+    await writer.flush()
+    expect(errors).toHaveLength(1)
+    expect(readdirSync(dir).some((file) => statSync(join(dir, file)).size > 0)).toBe(true)
+    await writer.add(batch('retry-1', 2))
+    await writer.add(batch('retry-2'))
+    failing = false
+    await writer.flush()
+    expect(await pages('retry-1')).toBe(3)
+    expect(await pages('retry-2')).toBe(1)
+    await writer.stop()
+    expect(readdirSync(dir)).toEqual([])
   })
 
   it('a batch written twice (a replay after the commit) counts each hit once', async () => {

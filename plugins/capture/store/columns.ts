@@ -44,6 +44,11 @@ export function tupleWriter<Row>(columns: readonly Column<Row>[]): (row: Row) =>
   return new Function('row', `return JSON.stringify([${columns.map(([name]) => `row.${name}`).join(', ')}])`) as (row: Row) => string
 }
 
+/** A function reading a row back from the value array `tupleWriter` wrote (generated for the same reason). */
+export function tupleReader<Row>(columns: readonly Column<Row>[]): (values: readonly unknown[]) => Row {
+  return new Function('values', `return { ${columns.map(([name], i) => `${name}: values[${i}] ?? null`).join(', ')} }`) as (values: readonly unknown[]) => Row
+}
+
 /** The row back from its array (journal replay); a time an older version wrote as ISO text becomes milliseconds. */
 export function fromTuple<Row>(columns: readonly Column<Row>[], values: readonly unknown[]): Row {
   return Object.fromEntries(columns.map(([name, type], i) => {

@@ -1,7 +1,6 @@
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
 import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
-import { sessionTuple, visitTuple, type QueuedBatch } from './queued.ts'
-import { mergeVisit, type VisitRow } from './rows.ts'
+import { EMPTY_JSONB_ARRAY, type PendingRows } from './pending.ts'
 
 /**
  * One statement writes a whole flush: the page events (each once: `id` is made when the hit arrives, so a
@@ -72,23 +71,12 @@ const WITHDRAW: PreparedStatement = {
     where v.site_id = w.site_id and v.session_id = w.session_id`,
 }
 
-/** Bound parameters, not SQL text: the JSON of a flush is large, and escaping it into the SQL cost more than sending it. */
-export async function writeBatch(prepared: RunPrepared, batches: readonly QueuedBatch[]): Promise<void> {
-  const events = batches.filter((b) => b.hits > 0).map((b) => b.events).join(',')
-  const visits = visitTuples(batches.flatMap((b) => (b.visit ? [b.visit] : [])))
-  const withdrawn = batches.flatMap((b) => (b.withdrawn ? [sessionTuple(b.withdrawn)] : []))
-  if (events || visits.length > 0) await prepared(WRITE_BATCH, [`[${events}]`, `[${visits.join(',')}]`])
-  if (withdrawn.length > 0) await prepared(WITHDRAW, [`[${withdrawn.join(',')}]`])
-}
-
-/** One array per visit: a visit seen once in the flush keeps the array made when its hit arrived; several are merged. */
-function visitTuples(visits: readonly { row: VisitRow, tuple: string }[]): string[] {
-  const bySession = new Map<string, { row: VisitRow, tuple: string }[]>()
-  for (const visit of visits) {
-    const key = `${visit.row.site_id}\u0000${visit.row.session_id}`
-    const seen = bySession.get(key)
-    if (seen) seen.push(visit)
-    else bySession.set(key, [visit])
-  }
-  return [...bySession.values()].map((group) => (group.length === 1 ? group[0]!.tuple : visitTuple(group.map((v) => v.row).reduce(mergeVisit))))
+/**
+ * Bound parameters, not SQL text: the JSON of a flush is large, and escaping it into the SQL cost more than sending
+ * it. The rows go as jsonb in binary form, straight from the bytes they were collected in (pending.ts).
+ */
+export async function writeBatch(prepared: RunPrepared, rows: PendingRows): Promise<void> {
+  const { events, visits, withdrawn } = rows.params()
+  if (events !== EMPTY_JSONB_ARRAY || visits !== EMPTY_JSONB_ARRAY) await prepared(WRITE_BATCH, [events, visits])
+  if (withdrawn) await prepared(WITHDRAW, [withdrawn])
 }
