@@ -59,6 +59,10 @@ describe('pending rows', () => {
         expect({ ua: values[6], landing: values[22], clicks: values[23], started: values[3] }).toEqual({ ua: merged.user_agent, landing: merged.landing_url, clicks: merged.click_ids, started: merged.started_at })
       }
       expect(rows.hits).toBe(want.events.length)
+      // A failed flush asks again: the same parameters.
+      const again = rows.params()
+      expect(parseParam(again.events)).toEqual(parseParam(events))
+      expect(parseParam(again.visits)).toEqual(sent)
     }), { numRuns: 300 })
   })
 

@@ -27,8 +27,9 @@ class TupleBytes {
   private journaled = 2
   count = 0
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(capacity, 1024))
+  /** `reuse`: a buffer an earlier flush is done with (allocating one per flush made V8 run full GCs for it). */
+  constructor(capacity: number, reuse?: Buffer) {
+    this.buf = reuse ?? Buffer.allocUnsafe(Math.max(capacity, 1024))
     this.buf[0] = JSONB_VERSION
     this.buf[1] = OPEN
   }
@@ -69,6 +70,30 @@ class TupleBytes {
     return this.length
   }
 
+  /** The buffer, for a later flush to reuse once this one is written. */
+  get buffer(): Buffer {
+    return this.buf
+  }
+
+  /**
+   * Keeps only these tuples (a visit's earlier tuples once merged), moved down in place; returns where each is now.
+   * Nothing may be pushed after it.
+   */
+  keepOnly(ranges: readonly (readonly [number, number])[]): [number, number][] {
+    const sorted = [...ranges].sort((a, b) => a[0] - b[0])
+    let at = 2
+    const moved = sorted.map(([start, end], i): [number, number] => {
+      if (i > 0) this.buf[at++] = COMMA
+      this.buf.copyWithin(at, start, end) // leftwards only: `at` never passes `start`
+      const range: [number, number] = [at, at + end - start]
+      at += end - start
+      return range
+    })
+    this.length = at
+    this.count = sorted.length
+    return moved
+  }
+
   private reserve(needed: number): void {
     if (needed <= this.buf.length) return
     const grown = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2))
@@ -88,10 +113,13 @@ export class PendingRows {
   private readonly withdrawn: SessionKey[] = []
   private withdrawnJournaled = 0
 
-  /** `previous`: the last flush's rows, whose sizes make a good first capacity. */
-  constructor(previous?: PendingRows) {
-    this.events = new TupleBytes(previous?.events.size ?? 0)
-    this.visits = new TupleBytes(previous?.visits.size ?? 0)
+  /**
+   * `previous`: the last flush's rows, whose sizes make a good first capacity; `spare`: rows already written, whose
+   * buffers are taken over.
+   */
+  constructor(previous?: PendingRows, spare?: PendingRows) {
+    this.events = new TupleBytes(previous?.events.size ?? 0, spare?.events.buffer)
+    this.visits = new TupleBytes(previous?.visits.size ?? 0, spare?.visits.buffer)
   }
 
   get empty(): boolean {
@@ -134,24 +162,27 @@ export class PendingRows {
   params(): { events: Buffer, visits: Buffer, withdrawn: string | undefined } {
     return {
       events: this.events.count > 0 ? this.events.param() : EMPTY_JSONB_ARRAY,
-      visits: this.visits.count === 0 ? EMPTY_JSONB_ARRAY : this.merged === 0 ? this.visits.param() : this.latestVisits(),
+      visits: this.visits.count === 0 ? EMPTY_JSONB_ARRAY : this.latestVisits(),
       withdrawn: this.withdrawn.length > 0 ? `[${this.withdrawn.map(sessionTuple).join(',')}]` : undefined,
     }
   }
 
-  /** Each visit's latest tuple only, when some were merged. */
+  /** Each visit's latest tuple only: the earlier tuples of merged visits are dropped from the bytes first. */
   private latestVisits(): Buffer {
-    const parts: Buffer[] = [Buffer.from([JSONB_VERSION, OPEN])]
-    for (const at of this.visitAt.values()) parts.push(this.visits.bytes(at), COMMA_BYTES)
-    parts[parts.length - 1] = CLOSE_BYTES
-    return Buffer.concat(parts)
+    if (this.merged > 0) {
+      const keys = [...this.visitAt.keys()]
+      const moved = this.visits.keepOnly([...this.visitAt.values()])
+      // keepOnly returns the ranges in byte order; match them to their visits the same way.
+      const order = keys.map((key) => [key, this.visitAt.get(key)![0]] as const).sort((a, b) => a[1] - b[1])
+      order.forEach(([key], i) => this.visitAt.set(key, moved[i]!))
+      this.merged = 0
+    }
+    return this.visits.param()
   }
 }
 
 const LINE_START = Buffer.from('{"format":4,"e":[')
 const LINE_VISITS = Buffer.from('],"v":[')
-const COMMA_BYTES = Buffer.from(',')
-const CLOSE_BYTES = Buffer.from(']')
 
 interface LineV4 { format: 4, e: unknown[][], v: unknown[][], w: unknown[][] }
 interface LineV3 { e: unknown[][], v: unknown[] | null, w: unknown[] | null }

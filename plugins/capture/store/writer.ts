@@ -40,6 +40,8 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
   const journal = openJournal(options.journalDir)
   let pending = new PendingRows()
   let unwritten: Unwritten[] = []
+  /** Rows already written: the next flush's rows take over their buffers. */
+  let spare: PendingRows | undefined
   let turn: { done: Promise<void>, resolve: () => void, reject: (error: unknown) => void } | undefined
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> = Promise.resolve()
@@ -65,7 +67,8 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     journalTurn() // rows not journaled yet belong to the segment about to close
     if (!pending.empty) {
       unwritten.push({ rows: pending, segment: journal.rotate() })
-      pending = new PendingRows(pending)
+      pending = new PendingRows(pending, spare)
+      spare = undefined
     }
     // In order, each in one statement; a failure keeps it and those after it for the next flush.
     while (unwritten.length > 0) {
@@ -79,6 +82,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       }
       unwritten = unwritten.slice(1)
       if (next.segment) journal.remove(next.segment)
+      spare = next.rows
     }
   }
   const flush = () => {
