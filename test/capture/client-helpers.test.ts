@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { extractClickIds, newFbp, parseClickIds, readCookie, toFbc, withMetaCookies } from '../../plugins/capture/client/click-ids.ts'
+import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies } from '../../plugins/capture/client/click-ids.ts'
 import { allowed, initialConsent, needsBanner } from '../../plugins/capture/client/consent.ts'
 import { CLICK_ID_KEYS, PROTOCOL_VERSION, SCRIPT_TAG_ID } from '../../plugins/capture/client/constants.ts'
 import { toDevice, toHex } from '../../plugins/capture/client/fingerprint.ts'
@@ -97,8 +97,22 @@ describe('click ids', () => {
     expect(readCookie('a=1; dc_vid=abc%3D; b=2', 'dc_vid')).toBe('abc=')
     expect(readCookie('a=1', 'dc_vid')).toBeUndefined()
     expect(readCookie('x=%E0%A4%A', 'x')).toBeUndefined()
-    expect(parseClickIds('{"gclid":"G","evil":"x","fbp":5}', CLICK_ID_KEYS)).toEqual({ gclid: 'G' })
-    expect(parseClickIds('not json', CLICK_ID_KEYS)).toEqual({})
+    expect(parseClickIds('{"gclid":"G","evil":"x","fbp":5}', CLICK_ID_KEYS, T).ids).toEqual({ gclid: 'G' })
+    expect(parseClickIds('not json', CLICK_ID_KEYS, T).ids).toEqual({})
+  })
+
+  it('keep a click id 90 days from when it was first seen; fbp, the browser id, stays', () => {
+    const day = 86_400_000
+    const first = stampClickIds({ ids: {}, seen: {} }, extractClickIds('?gclid=G&msclkid=M', T), T)
+    const stored = formatClickIds(stampClickIds(first, { ...first.ids, fbp: 'fb.1.1.1234567890' }, T))
+    // The same id seen again later keeps its first time; a new one starts its own.
+    const later = stampClickIds(parseClickIds(stored, CLICK_ID_KEYS, T + 30 * day), extractClickIds('?msclkid=M2', T + 30 * day, first.ids), T + 30 * day)
+    expect(later.seen).toEqual({ gclid: T, msclkid: T + 30 * day })
+    expect(parseClickIds(formatClickIds(later), CLICK_ID_KEYS, T + 89 * day).ids).toEqual({ gclid: 'G', msclkid: 'M2' })
+    expect(parseClickIds(formatClickIds(later), CLICK_ID_KEYS, T + CLICK_ID_MAX_AGE_MS + 1).ids).toEqual({ msclkid: 'M2' })
+    expect(parseClickIds(stored, CLICK_ID_KEYS, T + 365 * day).ids).toEqual({ fbp: 'fb.1.1.1234567890' })
+    // Ids kept before their times were stored count from now.
+    expect(parseClickIds('{"gclid":"Old"}', CLICK_ID_KEYS, T + 365 * day)).toEqual({ ids: { gclid: 'Old' }, seen: { gclid: T + 365 * day } })
   })
 
   it('pass the protocol as clickIds', () => {

@@ -118,7 +118,9 @@ describe("banner 'off'", () => {
     expect(page.storage.get('dc_vid')).toBe(hit!.body.vid)
     expect(page.cookies.get('dc_vid')).toBe(hit!.body.vid)
     expect(page.storage.get('dc_sid')).toMatch(new RegExp(`^${hit!.body.sid}\\.\\d+$`))
-    expect(JSON.parse(page.storage.get('dc_cids')!)).toEqual(hit!.body.clickIds)
+    const { _t: seen, ...kept } = JSON.parse(page.storage.get('dc_cids')!) as Record<string, unknown>
+    expect(kept).toEqual(hit!.body.clickIds)
+    expect(Object.keys(seen as object).sort()).toEqual(Object.keys(kept).sort())
     expect(page.dcutils().sessionId()).toBe(hit!.body.sid)
     expect(page.banner.mounted).toBe(false)
   })
@@ -128,6 +130,15 @@ describe("banner 'off'", () => {
     const stored = Object.fromEntries(first.storage)
     const second = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/next', stored })
     expect(collects(second.sent)[0]!.body).toMatchObject({ sid: collects(first.sent)[0]!.body.sid, vid: collects(first.sent)[0]!.body.vid, clickIds: { gclid: 'G-1' } })
+  })
+
+  it('stops sending a kept click id 90 days after it was first seen', async () => {
+    const day = 86_400_000
+    const stored = { dc_cids: JSON.stringify({ gclid: 'G-old', msclkid: 'M-recent', _t: { gclid: Date.now() - 91 * day, msclkid: Date.now() - 10 * day } }) }
+    const page = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/next', stored })
+    const { clickIds } = collects(page.sent)[0]!.body as { clickIds: Record<string, string> }
+    expect(clickIds.msclkid).toBe('M-recent')
+    expect(clickIds.gclid).toBeUndefined()
   })
 
   it('replays calls queued by the stub, batches them, and identifies with the same ids', async () => {

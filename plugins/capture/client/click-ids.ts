@@ -68,15 +68,47 @@ export function withMetaCookies(ids: ClickIds, cookies: string, now: number, cre
   return out
 }
 
-/** Reads kept click ids from storage, dropping anything that is not a known key with a string value. */
-export function parseClickIds(stored: string | undefined, keys: readonly string[]): ClickIds {
-  const ids: Record<string, string> = {}
+/**
+ * A click id is kept 90 days from when it was first seen: the longest click-through window the platforms accept
+ * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. `fbp` names the browser, not a
+ * click, and stays.
+ */
+export const CLICK_ID_MAX_AGE_MS = 90 * 86_400_000
+
+/** The kept ids, and when each was first seen (ms); stored together, the times under `_t`. */
+export interface KeptClickIds { ids: ClickIds, seen: Partial<Record<ClickIdKey, number>> }
+
+/**
+ * Reads kept click ids from storage, dropping anything that is not a known key with a string value, and ids seen
+ * more than 90 days ago. Ids stored before their times were (no `_t`) count from now.
+ */
+export function parseClickIds(stored: string | undefined, keys: readonly ClickIdKey[], now: number): KeptClickIds {
+  const kept: KeptClickIds = { ids: {}, seen: {} }
   try {
-    const parsed: unknown = JSON.parse(stored || '{}')
+    const parsed = JSON.parse(stored || '{}') as Record<string, unknown>
+    const times = (parsed._t || {}) as Record<string, unknown>
     for (const key of keys) {
-      const value = (parsed as Record<string, unknown>)[key]
-      if (typeof value === 'string' && value.length <= MAX) ids[key] = value
+      const value = parsed[key]
+      const at = typeof times[key] == 'number' ? times[key] : now
+      if (typeof value == 'string' && value.length <= MAX && (key == 'fbp' || now - at <= CLICK_ID_MAX_AGE_MS)) {
+        kept.ids[key] = value
+        kept.seen[key] = at
+      }
     }
   } catch {}
-  return ids
+  return kept
+}
+
+/** The ids now, each with the time it was first seen: a new or changed id is seen `now`. */
+export function stampClickIds(before: KeptClickIds, ids: ClickIds, now: number): KeptClickIds {
+  const seen: KeptClickIds['seen'] = {}
+  for (const key in ids) {
+    const k = key as ClickIdKey
+    seen[k] = before.ids[k] === ids[k] ? before.seen[k] ?? now : now
+  }
+  return { ids, seen }
+}
+
+export function formatClickIds(kept: KeptClickIds): string {
+  return JSON.stringify({ ...kept.ids, _t: kept.seen })
 }

@@ -16,7 +16,7 @@
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
 import { showBanner } from './banner.ts'
-import { extractClickIds, parseClickIds, withMetaCookies, type ClickIds } from './click-ids.ts'
+import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies } from './click-ids.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
 import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
 import { fingerprint, type Device } from './fingerprint.ts'
@@ -54,7 +54,7 @@ function start(): void {
   const lang = guard(() => navigator.language)()
   const tz = guard(() => Intl.DateTimeFormat().resolvedOptions().timeZone)()
   const queued = w.dcutils && Array.isArray(w.dcutils.q) ? w.dcutils.q : []
-  let clickIds: ClickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS)
+  let clickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS, Date.now())
   let device: Device | undefined
   let fingerprinting = false
   let closeBanner: (() => void) | undefined
@@ -79,8 +79,8 @@ function start(): void {
 
   function keepClickIds(): void {
     const now = Date.now()
-    clickIds = withMetaCookies(extractClickIds(location.search, now, clickIds), document.cookie, now, permitted())
-    if (permitted() && Object.keys(clickIds).length) set(KEYS.clickIds, JSON.stringify(clickIds))
+    clickIds = stampClickIds(clickIds, withMetaCookies(extractClickIds(location.search, now, clickIds.ids), document.cookie, now, permitted()), now)
+    if (permitted() && Object.keys(clickIds.ids).length) set(KEYS.clickIds, formatClickIds(clickIds))
   }
 
   const queue = createBatcher<Hit>(guard((hits: Hit[], unloading: boolean) => {
@@ -90,7 +90,7 @@ function start(): void {
     if (permitted()) {
       body.sid = session()
       body.vid = visitor()
-      if (Object.keys(clickIds).length) body.clickIds = clickIds
+      if (Object.keys(clickIds.ids).length) body.clickIds = clickIds.ids
       if (device) body.device = device
     } else {
       for (const hit of hits) if (hit.t === 'pageview' && anonymousViews.length < 20) anonymousViews.push(hit)
