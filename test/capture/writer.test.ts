@@ -104,8 +104,9 @@ describe('capture batch writer', () => {
     const crashed = writerIn(dir)
     const first = batch('merge-1')
     const second = batch('merge-1', 2)
-    second.visit = { ...second.visit!, landing_url: 'https://shop.example/later', referrer: 'https://later.example/', click_ids: { msclkid: 'm-1' }, ended_at: second.visit!.ended_at + 5000 }
-    first.visit = { ...first.visit!, referrer: 'https://www.google.com/' }
+    const at = first.visit!.started_at // each batch() reads the clock: the second may be a millisecond later
+    second.visit = { ...second.visit!, landing_url: 'https://shop.example/later', referrer: 'https://later.example/', click_ids: { msclkid: 'm-1' }, started_at: at + 1000, ended_at: at + 5000 }
+    first.visit = { ...first.visit!, referrer: 'https://www.google.com/', ended_at: at }
     await crashed.add(first)
     await crashed.add(second)
     const [segment] = readdirSync(dir)
