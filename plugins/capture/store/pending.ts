@@ -48,10 +48,6 @@ class TupleBytes {
     return this.buf.toString('utf8', start, end)
   }
 
-  bytes([start, end]: readonly [number, number]): Buffer {
-    return this.buf.subarray(start, end)
-  }
-
   /** The tuples pushed since the last call, comma-separated (a journal line's part). */
   sinceJournal(): Buffer {
     const from = this.journaled === 2 ? 2 : this.journaled + 1 // past the comma before the first new tuple
@@ -76,13 +72,12 @@ class TupleBytes {
   }
 
   /**
-   * Keeps only these tuples (a visit's earlier tuples once merged), moved down in place; returns where each is now.
-   * Nothing may be pushed after it.
+   * Keeps only these tuples, given in byte order (a visit's earlier tuples once merged), moved down in place;
+   * returns where each is now. Nothing may be pushed after it.
    */
   keepOnly(ranges: readonly (readonly [number, number])[]): [number, number][] {
-    const sorted = [...ranges].sort((a, b) => a[0] - b[0])
     let at = 2
-    const moved = sorted.map(([start, end], i): [number, number] => {
+    const moved = ranges.map(([start, end], i): [number, number] => {
       if (i > 0) this.buf[at++] = COMMA
       this.buf.copyWithin(at, start, end) // leftwards only: `at` never passes `start`
       const range: [number, number] = [at, at + end - start]
@@ -90,7 +85,7 @@ class TupleBytes {
       return range
     })
     this.length = at
-    this.count = sorted.length
+    this.count = ranges.length
     return moved
   }
 
@@ -170,11 +165,9 @@ export class PendingRows {
   /** Each visit's latest tuple only: the earlier tuples of merged visits are dropped from the bytes first. */
   private latestVisits(): Buffer {
     if (this.merged > 0) {
-      const keys = [...this.visitAt.keys()]
-      const moved = this.visits.keepOnly([...this.visitAt.values()])
-      // keepOnly returns the ranges in byte order; match them to their visits the same way.
-      const order = keys.map((key) => [key, this.visitAt.get(key)![0]] as const).sort((a, b) => a[1] - b[1])
-      order.forEach(([key], i) => this.visitAt.set(key, moved[i]!))
+      const live = [...this.visitAt].sort((a, b) => a[1][0] - b[1][0])
+      const moved = this.visits.keepOnly(live.map(([, range]) => range))
+      live.forEach(([key], i) => this.visitAt.set(key, moved[i]!))
       this.merged = 0
     }
     return this.visits.param()
