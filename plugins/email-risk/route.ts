@@ -1,18 +1,12 @@
 import * as v from 'valibot'
-import { normalizeEmail } from '../../core/identity/normalize.ts'
+import { MailboxSchema } from '../../core/identity/email.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { EmailCheck } from './check.ts'
 import type { Quota } from './quota.ts'
 import { EmailCheckAnswerSchema } from './result.ts'
 
 export const EmailCheckBody = v.object({
-  email: v.pipe(
-    v.string('must be a string'),
-    v.trim(),
-    v.nonEmpty('is required'),
-    v.maxLength(320, 'must be at most 320 characters'),
-    v.check((email) => normalizeEmail(email) !== undefined, 'must be an email address'),
-  ),
+  email: MailboxSchema,
 })
 
 /**
@@ -38,7 +32,7 @@ export function addEmailCheckRoute(ctx: PluginContext, deps: { checks: EmailChec
     handler: async (event, { body }) => {
       const site = event.context.site!
       await deps.quota.count(site)
-      const data = await deps.checks.check(site.id, normalizeEmail(body.email)!)
+      const data = await deps.checks.check(site.id, body.email)
       return { success: true, data }
     },
   })
