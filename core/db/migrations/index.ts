@@ -11,6 +11,7 @@ import { Migration20261121092012 } from './Migration20261121092012.ts'
 import { Migration20261121092039 } from './Migration20261121092039.ts'
 import { Migration20261121100420 } from './Migration20261121100420.ts'
 import { Migration20261121121510 } from './Migration20261121121510.ts'
+import { Migration20261125185720 } from './Migration20261125185720.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -24,4 +25,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121092039', class: Migration20261121092039 },
   { name: 'Migration20261121100420', class: Migration20261121100420 },
   { name: 'Migration20261121121510', class: Migration20261121121510 },
+  { name: 'Migration20261125185720', class: Migration20261125185720 },
 ]

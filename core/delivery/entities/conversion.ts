@@ -9,7 +9,9 @@ import type { ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
 export const Conversion = defineEntity({
   name: 'Conversion',
   tableName: 'conversions',
-  uniques: [{ properties: ['siteId', 'messageId'] }],
+  // A messageId is unique per trust tier: a public (pixel, unsigned webhook) row cannot occupy a trusted one's id.
+  // message_id before trust, so the intake's lookup by (site, messageId) uses the index too.
+  uniques: [{ properties: ['siteId', 'messageId', 'trust'] }],
   indexes: [
     { properties: ['siteId', 'createdAt', 'id'] },
     { properties: ['siteId', 'heldEmail', 'event'] },
@@ -20,6 +22,11 @@ export const Conversion = defineEntity({
     id: p.uuid().primary().onCreate(() => randomUUID()),
     siteId: p.string().length(64),
     messageId: p.string().length(255),
+    /**
+     * `trusted` (private-key intake, a verified webhook) or `public` (the tracking script, an unsigned webhook). A
+     * public conversion is sent to the platforms under a distinct event id (core/delivery/event-id.ts).
+     */
+    trust: p.string().length(16).default('trusted'),
     source: p.string().length(64),
     event: p.string(),
     /** Standard event it is delivered as; null when the event is unknown or unmapped. */
