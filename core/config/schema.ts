@@ -30,6 +30,31 @@ const ServerSchema = strict({
   bodyLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 1_048_576),
   /** Read the client IP from X-Forwarded-For set by a proxy on loopback. */
   trustProxy: v.optional(v.boolean(), false),
+  /**
+   * Start beside other instances on the same PostgreSQL although this one or another has no Redis (a deleted key then
+   * stays valid on the others for up to 5 minutes). Refused at start unless set; warns at every start when set.
+   */
+  allowMemoryStorageWithPeers: v.optional(v.boolean(), false),
+})
+
+const Millis = (min: number, fallback: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(600_000)), fallback)
+
+const DatabaseSchema = strict({
+  url: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))),
+  /** Opening a connection; a database that does not answer fails the request instead of holding it. */
+  connectTimeoutMs: Millis(100, 3000),
+  /** Waiting for a free pooled connection. */
+  acquireTimeoutMs: Millis(100, 3000),
+  /** PostgreSQL cancels a longer statement; the client gives up 0.5 s later on a database that went silent. */
+  statementTimeoutMs: Millis(100, 3000),
+})
+
+const StorageSchema = strict({
+  url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))),
+  /** Opening the Redis connection. */
+  connectTimeoutMs: Millis(100, 2000),
+  /** One Redis command, queued ones included; a connection that stays silent this long is replaced. */
+  commandTimeoutMs: Millis(100, 2000),
 })
 
 const AdminSchema = strict({
@@ -51,6 +76,8 @@ const DeliverySchema = strict({
   leaseSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
   /** Timeout of one platform call. */
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
+  /** Seconds a public conversion with a page-chosen messageId waits before its first attempt, for a trusted copy to supersede it; 0 sends at once. */
+  publicGraceSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600)), 120),
 })
 
 const RetentionDays = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(36_500))
@@ -150,8 +177,8 @@ export const ConfigSchema = v.pipe(
   strict({
     server: v.optional(ServerSchema, {}),
     dataDir: v.optional(NonEmpty, '.data'),
-    database: v.optional(strict({ url: v.optional(v.pipe(v.string(), v.regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'))) }), {}),
-    storage: v.optional(strict({ url: v.optional(v.pipe(v.string(), v.regex(/^rediss?:\/\//, 'must be a redis:// URL'))) }), {}),
+    database: v.optional(DatabaseSchema, {}),
+    storage: v.optional(StorageSchema, {}),
     mail: v.optional(MailSchema, {}),
     admin: v.optional(AdminSchema, {}),
     delivery: v.optional(DeliverySchema, {}),
