@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { EmailRiskOptionsSchema } from '../../plugins/email-risk/options.ts'
+import { proxyEntryProblem } from '../http/client-ip.ts'
 
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
@@ -16,6 +17,15 @@ function strict<const E extends v.ObjectEntries>(entries: E) {
 const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
 const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
 
+function TrustProxySchema() {
+  const entry = v.pipe(v.string('must be a string'), v.trim(), v.check((value) => proxyEntryProblem(value) === undefined, (issue) => proxyEntryProblem(String(issue.input)) ?? 'is invalid'))
+  return v.union([
+    v.boolean(),
+    v.pipe(v.number(), v.integer('must be a whole number of proxy hops'), v.minValue(1, 'must be at least 1 (false trusts no proxy)'), v.maxValue(10, 'must be at most 10')),
+    v.pipe(v.array(entry), v.minLength(1, 'must list at least one proxy (false trusts none)')),
+  ], 'must be true, false, a number of proxy hops, or a list of proxy addresses and CIDRs')
+}
+
 const ServerSchema = strict({
   port: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(65535)), 3000),
   /** Interface to listen on; unset listens on every interface. */
@@ -28,8 +38,11 @@ const ServerSchema = strict({
   statusBaseUrl: v.optional(Url),
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   bodyLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1024)), 1_048_576),
-  /** Read the client IP from X-Forwarded-For set by a proxy on loopback. */
-  trustProxy: v.optional(v.boolean(), false),
+  /**
+   * Which proxies in front may report the client's address (X-Forwarded-For, read from the right): false (none),
+   * true (loopback and private networks), a number of proxy hops, or addresses, CIDRs, 'loopback', 'private'.
+   */
+  trustProxy: v.optional(TrustProxySchema(), false),
   /**
    * Start beside other instances on the same PostgreSQL although this one or another has no Redis (a deleted key then
    * stays valid on the others for up to 5 minutes). Refused at start unless set; warns at every start when set.
@@ -86,6 +99,8 @@ const CaptureSchema = strict({
   /** Hits are written in batches: when this many are waiting, or this long after the first one. */
   flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 5000),
   flushIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(60_000)), 1000),
+  /** Hits waiting for the database may hold this much memory, and their journal this much disk; past it /collect answers 503. */
+  maxPendingMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65_536)), 256),
   /** A GeoLite2/DB-IP City .mmdb file to use instead of the bundled country/city data (fresher, or licensed). */
   geoDatabase: v.optional(NonEmpty),
   /** DNS servers for first-party host checks (ip or ip:port); the system resolver when empty. */
