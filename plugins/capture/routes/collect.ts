@@ -46,6 +46,8 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     responses: { 202: CollectAnswer },
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
+    // Pages produce text PostgreSQL cannot store (a title cut inside an emoji); the script cannot fix it, so it is cleaned.
+    text: 'clean',
     handler: (event, { body }) => handle(event, body, requestVisitor(event, ctx.config.server.trustProxy)),
   })
 
@@ -61,6 +63,8 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     responses: { 202: CollectAnswer },
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
+    // Pages produce text PostgreSQL cannot store (a title cut inside an emoji); the script cannot fix it, so it is cleaned.
+    text: 'clean',
     handler: (event, { body }) => {
       return handle(event, body, workerVisitor(event, body, ctx.config.server.trustProxy))
     },

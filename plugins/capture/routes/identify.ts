@@ -82,6 +82,8 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
     body: IdentifyBody,
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
+    // As on /collect: text PostgreSQL cannot store, which a page can produce and the script cannot fix, is cleaned.
+    text: 'clean',
     handler: (event, { body }) => handle(event, body, requestVisitor(event, ctx.config.server.trustProxy)),
   })
 
@@ -96,6 +98,8 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
     body: WorkerIdentifyBody,
     precheck: capturePrecheck(ctx),
     invalid: invalidCapture,
+    // As on /collect: text PostgreSQL cannot store, which a page can produce and the script cannot fix, is cleaned.
+    text: 'clean',
     handler: (event, { body }) => handle(event, body, workerVisitor(event, body, ctx.config.server.trustProxy)),
   })
 }
