@@ -99,7 +99,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const verifier = createKeyVerifier({ orm, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
-      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, trustProxy: config.server.trustProxy }),
+      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote }),
     }, { bodyLimit: config.server.bodyLimit })
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)

@@ -22,7 +22,8 @@ export async function startServer(config: ResolvedConfig, options: CreateAppOpti
     hostname: config.server.host,
     silent: true,
     gracefulShutdown: false,
-    trustProxy: config.server.trustProxy ? 'loopback' : undefined,
+    // No srvx trustProxy: core/http/client-ip.ts resolves the client address (hop counts, CIDRs), and the Host
+    // header stays what the proxy passed on (Caddy keeps it; nginx needs proxy_set_header Host $host).
   })
   try {
     await server.ready()

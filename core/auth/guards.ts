@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { H3Event, Middleware } from 'h3'
+import { isLoopback, socketPeer } from '../http/client-ip.ts'
 import { apiError } from '../http/errors.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { KeyVerifier, VerifiedKey } from './verifier.ts'
@@ -43,13 +44,14 @@ export function createKeyGuard(verifier: KeyVerifier, onFailure: (error: unknown
 }
 
 /**
- * Admin API: bearer admin token, and only from loopback unless allowRemote. A request relayed by a
- * proxy on this host (forwarding headers, no trusted proxy) counts as remote.
+ * Admin API: bearer admin token, and only from loopback unless allowRemote. Loopback means the TCP peer, never a
+ * header; a request relayed by a proxy (it carries forwarding headers) counts as remote, whatever
+ * server.trustProxy says, so a reverse proxy on this host does not open the admin API to the internet.
  */
-export function createAdminGuard(token: string, options: { allowRemote: boolean, trustProxy: boolean }): Middleware {
+export function createAdminGuard(token: string, options: { allowRemote: boolean }): Middleware {
   const expected = digest(token)
   return (event) => {
-    if (!options.allowRemote && !isLocal(event, options.trustProxy)) {
+    if (!options.allowRemote && !isLocal(event)) {
       throw apiError(403, { message: 'The admin API answers on loopback only (set admin.allowRemote to change this)' })
     }
     const header = event.req.headers.get('authorization') ?? ''
@@ -58,13 +60,13 @@ export function createAdminGuard(token: string, options: { allowRemote: boolean,
   }
 }
 
-function isLocal(event: H3Event, trustProxy: boolean): boolean {
-  const forwarded = event.req.headers.has('x-forwarded-for') || event.req.headers.has('forwarded')
-  if (forwarded && !trustProxy) return false
-  const ip = (event.req as { ip?: string }).ip
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
+
+function isLocal(event: H3Event): boolean {
+  if (FORWARDING_HEADERS.some((name) => event.req.headers.has(name))) return false
+  const peer = socketPeer(event)
   // No socket at all: the request was made in-process (app.request), which only this process can do.
-  if (ip === undefined) return true
-  return ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.')
+  return peer === undefined || isLoopback(peer)
 }
 
 function digest(value: string): Buffer {
