@@ -2,6 +2,7 @@
  * Reads a webhook's raw bytes as one JSON object, turning every way it can fail into a SourceInputError
  * that says what was wrong with the body.
  */
+import { inspectJson } from '../../core/http/text.ts'
 import { SourceInputError } from '../../core/registry.ts'
 import type { JsonObject } from './fields.ts'
 
@@ -32,6 +33,9 @@ export function readJsonObject(raw: Uint8Array, options: ReadJsonOptions = {}): 
     throw new SourceInputError('body: must be valid JSON')
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SourceInputError('body: must be a JSON object')
+  // No webhook nests deep; a body that does would overflow the stack where its parts are written out as JSON.
+  const tooDeep = inspectJson(body, { strings: false })
+  if (tooDeep.length) throw new SourceInputError(tooDeep.join('; '), tooDeep)
   return body as JsonObject
 }
 

@@ -134,3 +134,24 @@ export function toStorableRecord(input: Record<string, string>): Record<string, 
   for (const [key, value] of Object.entries(input)) out[toStorableText(key)] = toStorableText(value)
   return out
 }
+
+const NUL = 0x00
+const BACKSLASH_U = Buffer.from('\\u')
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * A raw JSON body (a webhook's bytes, after its signature was checked) cleaned as cleanJsonText does; the same bytes
+ * when there is nothing to clean, or when they are not UTF-8 (the reader refuses those itself).
+ */
+export function toStorableJsonBytes(raw: Uint8Array): Uint8Array {
+  const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+  if (!bytes.includes(BACKSLASH_U) && !bytes.includes(NUL)) return raw
+  let text: string
+  try {
+    text = strictUtf8.decode(bytes)
+  }
+  catch {
+    return raw
+  }
+  return mayHoldUnstorableText(text) ? Buffer.from(cleanJsonText(text), 'utf8') : raw
+}

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { apiError } from '../../core/http/errors.ts'
 import { readRawBody } from '../../core/http/body.ts'
+import { toStorableJsonBytes } from '../../core/http/text.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
@@ -43,7 +44,9 @@ export function addSourceRoute({ routes, sites, registry, conversions, config }:
       const source = configured.definition as IntakeSourceDefinition<unknown>
       const raw = await readRawBody(event, config.server.bodyLimit)
       const verified = checkSignature(source, raw, event.req.headers, configured.options)
-      const parsed = parseBody(source, raw, event.req.headers, configured.options)
+      // After the signature (it covers the bytes as sent): text PostgreSQL cannot store is cleaned, not refused, as a
+      // webhook's sender cannot change a customer's note and a refusal would lose the order (docs/api/errors.md).
+      const parsed = parseBody(source, toStorableJsonBytes(raw), event.req.headers, configured.options)
       const base = { accepted: true, source: source.name, adapter_version: adapterVersion }
       if (parsed.kind === 'ignored') return { ...base, accepted: false, ignored: parsed.reason, events: [], duration_ms: elapsed(started) }
 
