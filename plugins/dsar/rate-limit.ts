@@ -1,4 +1,3 @@
-import type { H3Event } from 'h3'
 import ipaddr from 'ipaddr.js'
 import type { Storage } from 'unstorage'
 
@@ -22,12 +21,6 @@ export async function overIpLimit(storage: Storage, ip: string | undefined, now 
   window.count += 1
   await storage.setItem(key, window, { ttl: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) })
   return undefined
-}
-
-/** The client address: the socket peer, or with trustProxy the first X-Forwarded-For entry. */
-export function clientIp(event: H3Event, trustProxy: boolean): string | undefined {
-  const forwarded = trustProxy ? event.req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
-  return forwarded || (event.req as { ip?: string }).ip || undefined
 }
 
 function bucket(ip: string | undefined): string {

@@ -1,8 +1,9 @@
 import * as v from 'valibot'
+import { clientIp } from '../../../core/http/client-ip.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import { normalizeEmail } from '../../../core/identity/normalize.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
-import { clientIp, overIpLimit } from '../rate-limit.ts'
+import { overIpLimit } from '../rate-limit.ts'
 import type { Dsar } from '../service.ts'
 
 /**
