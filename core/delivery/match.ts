@@ -13,9 +13,10 @@ export interface VisitMatch {
   isBot: boolean
 }
 
-/** What intake learns in its one read before writing: is the messageId already stored, and who is this. */
+/** What intake learns in its one read before writing: which trust tiers already hold the messageId, and who is this. */
 export interface IntakeLookup {
-  duplicate: boolean
+  /** `trusted` and/or `public`; empty when the messageId is new to the site. */
+  holders: string[]
   match: VisitMatch
 }
 
@@ -24,8 +25,8 @@ export async function lookUpIntake(
   prepared: RunPrepared, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
 ): Promise<IntakeLookup> {
   const searchVisits = Boolean(by.sessionId || by.emailHash)
-  const [row] = await prepared<{ duplicate: boolean, visits: VisitRow[] | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
-  return { duplicate: row?.duplicate === true, match: toMatch(row?.visits ?? []) }
+  const [row] = await prepared<{ holders: string[] | null, visits: VisitRow[] | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
+  return { holders: row?.holders ?? [], match: toMatch(row?.visits ?? []) }
 }
 
 interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean }

@@ -7,7 +7,9 @@ import { dispatch } from './dispatch.ts'
 import { RECORD_ATTEMPT } from './statements.ts'
 import { nextStep } from './retry.ts'
 import type { ConsentState, ConversionEvent, DeliveryOutcome, StandardEvent } from './types.ts'
+import { platformEventId, supersededReason, type Trust } from './trust.ts'
 
+/** A delivery held for an attempt. `attempts` already counts this one: the claim (or the inline insert) counted it. */
 export interface ClaimedDelivery { id: string, conversion_id: string, site_id: string, provider: string, attempts: number }
 
 export interface OutboxDeps {
@@ -22,6 +24,8 @@ export interface OutboxDeps {
 export interface Outbox {
   /** Seconds a claim lasts (config delivery.leaseSeconds); a crashed holder's rows are free after it. */
   leaseSeconds: number
+  /** Seconds a public conversion with a sender-chosen messageId waits before its first attempt (delivery.publicGraceSeconds). */
+  publicGraceSeconds: number
   /** Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them. */
   runDue: (limit: number) => Promise<number>
   /**
@@ -51,8 +55,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   /** Calls the platform and decides the row's next state; `record` writes it. */
   const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<RowUpdate> => {
     const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
-    const stored = given ? undefined : (await sql<ConversionRow[]>('select * from conversions where id = ?', [row.conversion_id]))[0]
+    // A public conversion whose messageId a trusted one took meanwhile (a race with the intake, or a release) is not sent.
+    const stored = given ? undefined : (await sql<ConversionRow[]>(`select c.*, (select t.source from conversions t where c.trust = 'public'
+      and t.site_id = c.site_id and t.message_id = c.message_id and t.trust = 'trusted' limit 1) as superseded_by from conversions c where c.id = ?`, [row.conversion_id]))[0]
     const event = given ?? (stored ? toEvent(stored) : undefined)
+    // A skip is no attempt: the count the claim added is taken back.
+    const skipped = (error: string): RowUpdate => ({
+      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: Math.max(0, row.attempts - 1), http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null,
+    })
+    if (stored?.superseded_by) return skipped(supersededReason(stored.superseded_by))
     let outcome: DeliveryOutcome
     let httpStatus: number | null = null
     let durationMs: number | null = null
@@ -69,17 +80,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       catch (error) {
         // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
         const message = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
-        return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'failed', attempts: row.attempts + 1, http_status: null, error: message, duration_ms: null, next_attempt_at: null, sent_at: null }
+        return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'failed', attempts: row.attempts, http_status: null, error: message, duration_ms: null, next_attempt_at: null, sent_at: null }
       }
       // Past the platform's event-age window (a conversion released late, a long outage): recorded, not sent to be refused.
       skip ??= tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
-      if (skip) return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: row.attempts, http_status: null, error: skip, duration_ms: null, next_attempt_at: null, sent_at: null }
+      if (skip) return skipped(skip)
       const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
       outcome = result.outcomes[0]!
       httpStatus = result.httpStatus
       durationMs = result.durationMs
     }
-    const attempts = row.attempts + 1
+    const attempts = row.attempts
     const step = nextStep(outcome, attempts, event?.occurredAt ?? new Date(), platform?.maxEventAgeDays ?? 1, policy)
     return {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts, http_status: httpStatus,
@@ -108,10 +119,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   return {
     leaseSeconds: policy.leaseSeconds,
+    publicGraceSeconds: policy.publicGraceSeconds,
     attempt,
     async runDue(limit) {
+      // The claim counts the attempt: one cut short by a crash (kill -9 before its outcome was recorded) shows in the report.
       const rows = await sql<ClaimedDelivery[]>(
-        `update deliveries set locked_until = now() + make_interval(secs => ?), updated_at = now()
+        `update deliveries set locked_until = now() + make_interval(secs => ?), attempts = attempts + 1, updated_at = now()
          where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
            and (locked_until is null or locked_until < now()) order by next_attempt_at limit ? for update skip locked)
          returning id, conversion_id, site_id, provider, attempts`,
@@ -133,14 +146,16 @@ interface ConversionRow {
   id: string, site_id: string, message_id: string, event: string, standard_event: string, occurred_at: string | Date
   value: number | null, currency: string | null, order_id: string | null, channel: string, items: ConversionEvent['items']
   identity: ConversionEvent['identity'], click_ids: ConversionEvent['clickIds'], ip: string | null, user_agent: string | null
-  page_url: string | null, consent: string, confirmation: string
+  page_url: string | null, consent: string, confirmation: string, trust: Trust
+  /** The source of a trusted conversion with the same messageId, for a public one. */
+  superseded_by?: string | null
 }
 
 /** The stored conversion as adapters see it. */
 function toEvent(row: ConversionRow): ConversionEvent {
   const consent = row.consent as ConsentState
   return {
-    messageId: row.message_id,
+    messageId: platformEventId(row.message_id, row.trust),
     siteId: row.site_id,
     event: row.event,
     standardEvent: row.standard_event as StandardEvent,

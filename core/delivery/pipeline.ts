@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import type { ConsolaInstance } from 'consola'
-import { callHookSafe, type DcgateHookable } from '../hooks.ts'
+import { callHookSafe, reportError, type DcgateHookable } from '../hooks.ts'
 import { hashIdentity } from '../identity/hash.ts'
 import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import { lookUpIntake, CLICK_ID_NAMES } from './match.ts'
-import { INSERT_CONVERSION } from './statements.ts'
+import { INSERT_CONVERSION, SUPERSEDE_PUBLIC } from './statements.ts'
 import { resolveEvent } from './mapping.ts'
 import type { AttemptResult, ClaimedDelivery, Outbox } from './outbox.ts'
 import type { ClickIds, Confirmation, ConversionInput, StandardEvent } from './types.ts'
+import { isRepeat, platformEventId, supersededReason, type Trust } from './trust.ts'
 
 /** A conversion as an intake route received it, before matching and hashing. */
 export type { ConversionInput } from './types.ts'
@@ -42,6 +43,12 @@ export interface AcceptMeta {
   /** The intake route or webhook source it came through (automation, shopify, …). */
   source: string
   confirmation: Confirmation
+  /**
+   * `trusted` for the private-key route and a webhook whose signature was verified; `public` for the tracking script
+   * and an unsigned webhook. A messageId is unique per site and tier; a trusted conversion supersedes a public one
+   * with its id (core/delivery/trust.ts).
+   */
+  trust: Trust
   /** The webhook's own event type (orders/paid, checkout.session.completed); the route name otherwise. */
   sourceEventType?: string
   /**
@@ -61,11 +68,15 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
+      // A public id the sender chose may be the page's copy of an order a signed webhook is about to report: it
+      // waits a grace, during which a trusted copy supersedes it. Ids dcgate made cannot be another source's.
+      const chosenId = input.messageId !== undefined && input.messageIdGenerated !== true
+      const graceSeconds = meta.trust === 'public' && chosenId ? outbox.publicGraceSeconds : 0
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
-      const { duplicate, match } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      const { holders, match } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
       // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
-      if (duplicate) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
+      if (isRepeat(meta.trust, holders)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
       const given = givenClickIds(ids)
       const clickIds: ClickIds = { ...match.clickIds, ...given }
       const enriched = CLICK_ID_NAMES.filter((name) => match.clickIds[name] && !given[name])
@@ -87,7 +98,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const occurredAt = input.occurredAt ?? new Date()
       const standardEvent = mapping.kind === 'mapped' ? mapping.standardEvent : null
       const sendable = destinations.length > 0 && !skipReason
-      const inline = sendable && meta.deliver !== 'background'
+      const inline = sendable && meta.deliver !== 'background' && graceSeconds === 0
       const keepsBrowser = sendable || state === 'held'
       const content = contentOf(input)
       const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, [
@@ -98,16 +109,23 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         keepsBrowser ? input.ip ?? null : null, keepsBrowser ? input.userAgent ?? null : null, match.consent, match.isBot, meta.confirmation, state,
         meta.sourceEventType ?? meta.source, countryOf(input), content.name, content.category,
         skipReason ? 'skipped' : 'pending', skipReason ?? null, inline, outbox.leaseSeconds, destinations.map((d) => d.definition.name),
-        state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
+        state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null, meta.trust, graceSeconds,
       ])
       if (rows.length === 0) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
 
+      if (meta.trust === 'trusted' && holders.includes('public')) {
+        // The public copy's deliveries not attempted yet end skipped. Should this fail, the worker's check before it
+        // sends a public conversion skips them anyway.
+        await prepared(SUPERSEDE_PUBLIC, [site.id, messageId, supersededReason(meta.source)])
+          .catch((error: unknown) => reportError(hooks, logger, error, { source: 'delivery' }))
+      }
       const conversionId = rows[0]!.conversion_id
+      // The insert counted the inline attempt already (attempts = 1), so one cut short by a crash is reported.
       const claimed: ClaimedDelivery[] = inline
-        ? rows.filter((r) => r.id).map((r) => ({ id: r.id!, conversion_id: conversionId, site_id: site.id, provider: r.provider!, attempts: 0 }))
+        ? rows.filter((r) => r.id).map((r) => ({ id: r.id!, conversion_id: conversionId, site_id: site.id, provider: r.provider!, attempts: 1 }))
         : []
       const results = await outbox.attempt(claimed, inline ? {
-        messageId, siteId: site.id, event: input.event, standardEvent: standardEvent!, occurredAt, value: input.value, currency: input.currency,
+        messageId: platformEventId(messageId, meta.trust), siteId: site.id, event: input.event, standardEvent: standardEvent!, occurredAt, value: input.value, currency: input.currency,
         orderId: input.orderId, items: input.items ?? [], channel: input.channel ?? 'online', identity, clickIds, ip: input.ip,
         userAgent: input.userAgent, pageUrl: input.pageUrl, consent: { adUserData: match.consent, adPersonalization: match.consent }, confirmation: meta.confirmation,
       } : undefined)

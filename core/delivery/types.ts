@@ -70,7 +70,10 @@ export interface ConversionItem {
 
 /** A conversion ready for delivery: everything an adapter may put in a platform's request. */
 export interface ConversionEvent {
-  /** The integrator's unique id for the event; every adapter sends it as the platform's dedup key. */
+  /**
+   * The id every adapter sends as the platform's dedup key: the integrator's messageId for a trusted conversion,
+   * prefixed for a public one (core/delivery/trust.ts), so a public id never occupies a trusted one at a platform.
+   */
   messageId: string
   siteId: string
   /** The site's event key as received. */
@@ -119,6 +122,11 @@ export type DeliveryOutcome =
 /** A conversion as received (automation body or a webhook), before hashing, matching and mapping. */
 export interface ConversionInput {
   messageId?: string
+  /**
+   * True when dcgate made `messageId` itself (a pixel hit without an id, an automation body without one), not the
+   * sender: such an id cannot be the page's copy of another source's order, so a public one is sent without a grace.
+   */
+  messageIdGenerated?: boolean
   event: string
   occurredAt?: Date
   userId?: string

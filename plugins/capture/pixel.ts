@@ -17,7 +17,8 @@ interface PixelInput {
 
 /**
  * A tracked event that is a conversion (a standard event, or a site event with `sendsAs`) enters the delivery
- * pipeline as `tracked`, with the visit's click ids, IP and user agent; "when qualified" events are held there.
+ * pipeline as `tracked` and `public` (anyone can send it, with any id), with the visit's click ids, IP and user
+ * agent; "when qualified" events are held there.
  * The visit is written first so the pipeline's bot and consent gates see it, and an identified visit's email goes
  * with the conversion. Delivery runs in the background.
  */
@@ -35,8 +36,10 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
   for (const { hit, row } of conversions) {
     const props = hit.props ?? {}
     await ctx.conversions.accept(site, {
-      // The page's own id for the event, so a server-side send of the same conversion dedupes with it.
+      // The page's own id for the event, so a server-side send of the same conversion dedupes with it (a signed
+      // webhook's copy supersedes it: core/delivery/trust.ts).
       messageId: hit.id ?? `pixel-${row.id}`,
+      messageIdGenerated: hit.id === undefined,
       event: hit.name,
       occurredAt: new Date(row.occurred_at),
       value: typeof props.value === 'number' ? props.value : undefined,
@@ -49,6 +52,6 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
       ip: visitor.ip,
       userAgent: visitor.userAgent,
       pageUrl: hit.url,
-    }, { source: 'pixel', sourceEventType: 'track', confirmation: 'tracked', deliver: 'background' })
+    }, { source: 'pixel', sourceEventType: 'track', confirmation: 'tracked', trust: 'public', deliver: 'background' })
   }
 }

@@ -27,7 +27,7 @@ export default definePlugin({
       invalid: (problems) => apiError(422, { message: problems.join('; '), code: 'INVALID_CONVERSION', errors: problems }),
       handler: async (event, { body }) => {
         const started = performance.now()
-        const result = await conversions.accept(event.context.site!, toConversionInput(body), { source: 'automation', sourceEventType: 'automation', confirmation: 'tracked' })
+        const result = await conversions.accept(event.context.site!, toConversionInput(body), { source: 'automation', sourceEventType: 'automation', confirmation: 'tracked', trust: 'trusted' })
         event.res.status = result.success ? 202 : 207
         return { accepted: true, source: 'automation', adapter_version: INTAKE_ADAPTER_VERSION, events: [result], duration_ms: Math.round(performance.now() - started) }
       },

@@ -54,7 +54,8 @@ export function addSourceRoute({ routes, sites, registry, conversions, config }:
       const events: AcceptResult[] = []
       for (const conversion of parsed.conversions) {
         const confirmation = verified ? conversion.confirmation ?? source.confirmation : 'tracked'
-        events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, deliver: 'background' }))
+        // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
+        events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background' }))
       }
       return { ...base, events, duration_ms: elapsed(started) }
     },

@@ -56,7 +56,7 @@ export function createAutomationSource(name: AutomationTool): IntakeSourceDefini
       const claim = v.safeParse(Claim, result.output.properties?.confirmation)
       const confirmation = result.output.properties?.confirmation === undefined ? undefined : claim.success ? claim.output : invalidClaim(claim.issues)
       const input = toConversionInput(result.output)
-      const conversion = compact({ ...input, messageId: input.messageId ?? derivedMessageId(raw), confirmation })
+      const conversion = compact({ ...input, messageId: input.messageId ?? derivedMessageId(raw), messageIdGenerated: input.messageId === undefined || undefined, confirmation })
       return { kind: 'conversions', conversions: [conversion], sourceEventType: input.event }
     },
   })
