@@ -1,24 +1,55 @@
-import { createStorage, type Storage } from 'unstorage'
+import { createStorage, defineDriver, type Storage } from 'unstorage'
 import lruCacheDriver from 'unstorage/drivers/lru-cache'
 import redisDriver from 'unstorage/drivers/redis'
+import { LRUCache } from 'lru-cache'
 import type { Redis } from 'ioredis'
 
 /** Bound on in-memory cache entries, so a flood of random keys cannot grow memory without limit. */
 const MEMORY_CACHE_ENTRIES = 100_000
+/** Bound on in-memory rate-limit counters: their own LRU, which lookups and verdicts cannot evict. */
+const MEMORY_LIMIT_ENTRIES = 100_000
+/** First TCP keepalive probe on the Redis connection after this much silence. */
+const REDIS_KEEPALIVE_MS = 10_000
+
+/**
+ * Where rate limits keep their counters: `limits:<limiter>:<subject>`, written with a `ttl`. In memory it is a
+ * mount of its own, bounded and honouring the ttl, so a flood of cache traffic (key verdicts, email lookups) cannot
+ * evict a counter and reopen the limit; in Redis the key expires with its ttl.
+ */
+export const LIMITS_PREFIX = 'limits:'
+
+export interface StorageOptions {
+  /** Redis URL; absent keeps everything in process memory. */
+  url?: string
+  connectTimeoutMs: number
+  commandTimeoutMs: number
+}
 
 /**
  * Caches and short-lived state. Redis when a URL is given (required for more than one instance: key
  * revocation and rate limits must be shared); otherwise process memory, with the `cache:` namespace
- * bounded by an LRU. While Redis is unreachable, commands fail fast (callers answer 500) and the
- * outage is logged once, not on every reconnect attempt.
+ * bounded by an LRU and rate-limit counters under `limits:` in an LRU of their own. While Redis is unreachable,
+ * commands fail within the command timeout (callers answer 500), a connection that stays silent is replaced, and
+ * the outage is logged once, not on every reconnect attempt.
  */
-export function createDcgateStorage(url: string | undefined, onRedisError: (error: Error) => void = () => {}): Storage {
-  if (!url) {
+export function createDcgateStorage(options: StorageOptions, onRedisError: (error: Error) => void = () => {}): Storage {
+  if (!options.url) {
     const storage = createStorage()
     storage.mount('cache', lruCacheDriver({ max: MEMORY_CACHE_ENTRIES }))
+    storage.mount(LIMITS_PREFIX.slice(0, -1), expiringLruDriver({ max: MEMORY_LIMIT_ENTRIES }))
     return storage
   }
-  const driver = redisDriver({ url, base: 'dcgate', maxRetriesPerRequest: 1, connectTimeout: 2000 })
+  const driver = redisDriver({
+    url: options.url,
+    base: 'dcgate',
+    maxRetriesPerRequest: 1,
+    connectTimeout: options.connectTimeoutMs,
+    // Queued commands too: a command waiting for a reconnect fails after this instead of holding its request.
+    commandTimeout: options.commandTimeoutMs,
+    // No reply for this long while commands wait: the socket is destroyed and ioredis reconnects.
+    socketTimeout: options.commandTimeoutMs,
+    keepAlive: REDIS_KEEPALIVE_MS,
+  })
   const client = (driver as unknown as { getInstance: () => Redis }).getInstance()
   let down = false
   client.on('error', (error: Error) => {
@@ -30,3 +61,24 @@ export function createDcgateStorage(url: string | undefined, onRedisError: (erro
   })
   return createStorage({ driver })
 }
+
+/** unstorage's lru-cache driver ignores `ttl`; counters must expire with their window, so this one honours it. */
+const expiringLruDriver = defineDriver((options: { max: number }) => {
+  const cache = new LRUCache<string, NonNullable<unknown>>({ max: options.max })
+  const set = (key: string, value: unknown, ttlSeconds: unknown) => {
+    const ttl = typeof ttlSeconds === 'number' && ttlSeconds > 0 ? ttlSeconds * 1000 : undefined
+    cache.set(key, value as NonNullable<unknown>, ttl ? { ttl } : {})
+  }
+  return {
+    name: 'dcgate-limits',
+    hasItem: (key) => cache.has(key),
+    getItem: (key) => cache.get(key) ?? null,
+    getItemRaw: (key) => cache.get(key) ?? null,
+    setItem: (key, value, opts) => set(key, value, opts?.ttl),
+    setItemRaw: (key, value, opts) => set(key, value, opts?.ttl),
+    removeItem: (key) => void cache.delete(key),
+    getKeys: () => [...cache.keys()],
+    clear: () => cache.clear(),
+    dispose: () => cache.clear(),
+  }
+})

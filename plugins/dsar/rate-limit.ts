@@ -10,11 +10,11 @@ interface Window { count: number, resetAt: number }
 /**
  * Per-IP limit of the public deletion route, in the shared storage (Redis when configured, so every instance
  * counts together). A fixed window per address; IPv6 counts per /64, which one subscriber usually holds whole.
- * Keys live under `cache:` (bounded in memory) and expire with the window (Redis TTL; the memory LRU evicts them).
+ * Counters live under `limits:`, which other traffic cannot evict (core/storage.ts), and expire with the window.
  * Returns the seconds to wait when over the limit, else undefined.
  */
 export async function overIpLimit(storage: Storage, ip: string | undefined, now = Date.now()): Promise<number | undefined> {
-  const key = `cache:dsar:ip:${bucket(ip)}`
+  const key = `limits:dsar:ip:${bucket(ip)}`
   const seen = await storage.getItem<Window>(key)
   const window = seen && seen.resetAt > now ? seen : { count: 0, resetAt: now + IP_WINDOW_SECONDS * 1000 }
   if (window.count >= IP_LIMIT) return Math.max(1, Math.ceil((window.resetAt - now) / 1000))
