@@ -1,5 +1,6 @@
 import type { Storage } from 'unstorage'
 import { createTtlCache } from './cache.ts'
+import { createLookupLimit } from './lookup-limit.ts'
 import type { EmailRiskOptions } from './options.ts'
 import type { EmailInfo } from './result.ts'
 import { scoreEmail, type EmailSignals } from './score.ts'
@@ -10,10 +11,19 @@ import { createRdapLookup, type DomainAge } from './signals/rdap.ts'
 import { createShapeCounter } from './signals/shapes.ts'
 
 export interface EmailAssessor {
-  /** Every signal: the offline ones, the site's recent shapes, and RDAP + MX (cached, or asked within the timeout). */
+  /**
+   * For the private email check: the offline signals, the site's recent shapes, and RDAP + MX (cached per domain,
+   * else asked within the timeout while the site's lookups per minute last; past them, tagged lookup_limit_reached).
+   */
   live: (siteId: string, email: string) => Promise<EmailInfo>
-  /** The offline signals and whatever RDAP/MX answers are cached: no lookup is made. */
-  offline: (email: string) => Promise<EmailInfo>
+  /**
+   * For identifications from the browser (and emails identified before this plugin ran): every signal that needs no
+   * network, including the site's shapes and cached domain answers. Never asks RDAP or DNS; when an answer was
+   * needed and not cached, the result is tagged scored_offline, so a later private check completes it.
+   */
+  offline: (siteId: string, email: string) => Promise<EmailInfo>
+  /** Forgets what the shapes kept of this address (an erasure). Domain answers stay: they are not about a person. */
+  forget: (siteId: string, email: string) => Promise<void>
   close: () => void
 }
 
@@ -24,12 +34,11 @@ export function createEmailAssessor(storage: Storage, options: EmailRiskOptions)
   const rdap = createRdapLookup({ ...shared, rdapUrl: options.rdapUrl, cache: createTtlCache<DomainAge>(storage, 'rdap') })
   const mx = createMxLookup({ ...shared, dnsServers: options.dnsServers, canaryDomain: options.dnsCanaryDomain, cache: createTtlCache<MailServer>(storage, 'mx') })
   const shapes = createShapeCounter(storage)
+  const limit = createLookupLimit(storage, options.lookupsPerMinute)
 
   /** The signals that need no network; `known` says whether the domain's age and mail server are known already. */
   const offlineSignals = (email: string) => {
-    const at = email.lastIndexOf('@')
-    const local = email.slice(0, at)
-    const domain = email.slice(at + 1)
+    const { local, domain } = splitEmail(email)
     const disposable = lists.isDisposable(domain)
     const suggestedDomain = lists.suggestDomain(domain)
     // A typo domain listed as a provider (gmial.com is) is not the provider the person meant: it is looked up.
@@ -43,34 +52,48 @@ export function createEmailAssessor(storage: Storage, options: EmailRiskOptions)
       // Free providers receive mail and are old; a disposable domain is blocked whatever its DNS says.
       mailServer: freeProvider ? 'mx' : 'unknown',
       registeredAt: freeProvider ? 'known-old' : null,
+      lookups: 'done',
     }
     return { signals, known: disposable || freeProvider }
   }
 
+  /** The domain's age and mail server: cached answers first; a lookup only when `network` allows and the site's limit lasts. */
+  const domainFacts = async (siteId: string, domain: string, network: boolean) => {
+    const [age, mailServer] = await Promise.all([rdap.peek(domain), mx.peek(domain)])
+    if (age && mailServer) return { age, mailServer, lookups: 'done' as const }
+    if (!network) return { age, mailServer, lookups: 'offline' as const }
+    if (!(await limit.take(siteId))) return { age, mailServer, lookups: 'limited' as const }
+    const [askedAge, askedServer] = await Promise.all([age ?? rdap.lookup(domain), mailServer ?? mx.lookup(domain)])
+    return { age: askedAge, mailServer: askedServer, lookups: 'done' as const }
+  }
+
+  const assess = async (siteId: string, email: string, network: boolean): Promise<EmailInfo> => {
+    const { signals, known } = offlineSignals(email)
+    const [repeated, facts] = await Promise.all([
+      shapes.record(siteId, signals.local, signals.domain),
+      known ? undefined : domainFacts(siteId, signals.domain, network),
+    ])
+    return scoreEmail({
+      ...signals,
+      bulk: signals.bulk || repeated,
+      registeredAt: facts?.age ? facts.age.registeredAt : signals.registeredAt,
+      mailServer: facts?.mailServer ?? signals.mailServer,
+      lookups: facts?.lookups ?? 'done',
+    }, new Date(), network ? 'live' : 'stored')
+  }
+
   return {
-    async live(siteId, email) {
-      const { signals, known } = offlineSignals(email)
-      const [repeated, age, mailServer] = await Promise.all([
-        shapes.record(siteId, signals.local, signals.domain),
-        known ? undefined : rdap.lookup(signals.domain),
-        known ? undefined : mx.lookup(signals.domain),
-      ])
-      return scoreEmail({
-        ...signals,
-        bulk: signals.bulk || repeated,
-        registeredAt: age ? age.registeredAt : signals.registeredAt,
-        mailServer: mailServer ?? signals.mailServer,
-      }, new Date(), 'live')
-    },
-    async offline(email) {
-      const { signals, known } = offlineSignals(email)
-      const [age, mailServer] = known ? [] : await Promise.all([rdap.peek(signals.domain), mx.peek(signals.domain)])
-      return scoreEmail({
-        ...signals,
-        registeredAt: age ? age.registeredAt : signals.registeredAt,
-        mailServer: mailServer ?? signals.mailServer,
-      }, new Date(), 'stored')
+    live: (siteId, email) => assess(siteId, email, true),
+    offline: (siteId, email) => assess(siteId, email, false),
+    async forget(siteId, email) {
+      const { local, domain } = splitEmail(email)
+      await shapes.forget(siteId, local, domain)
     },
     close: () => mx.close(),
   }
+}
+
+function splitEmail(email: string): { local: string, domain: string } {
+  const at = email.lastIndexOf('@')
+  return { local: email.slice(0, at), domain: email.slice(at + 1) }
 }

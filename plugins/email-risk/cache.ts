@@ -6,6 +6,8 @@ interface Entry<T> { value: T, expiresAt: number }
 export interface TtlCache<T> {
   get: (key: string) => Promise<T | undefined>
   set: (key: string, value: T, ttlSeconds: number) => Promise<void>
+  /** Removes the entry (an erasure); a storage failure is passed on, so the caller can report it. */
+  remove: (key: string) => Promise<void>
 }
 
 /**
@@ -24,6 +26,7 @@ export function createTtlCache<T>(storage: Storage, name: string): TtlCache<T> {
       const entry: Entry<T> = { value, expiresAt: Date.now() + ttlSeconds * 1000 }
       await storage.setItem(prefix + key, entry, { ttl: ttlSeconds }).catch(() => {})
     },
+    remove: (key) => storage.removeItem(prefix + key),
   }
 }
 

@@ -3,6 +3,7 @@ import { sha256Hex } from '../../core/identity/hash.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { EmailAssessor } from './assess.ts'
 import type { DeviceFingerprint, EmailCheckData, EmailInfo } from './result.ts'
+import { INCOMPLETE_TAGS } from './score.ts'
 import { findStoredEmail } from './stored.ts'
 
 /** Keeps an assessment (a newer one replaces an older one). */
@@ -26,8 +27,22 @@ const SAVE_LIVE_CHECK = {
     on conflict (site_id, email_hash) do nothing`,
 }
 
+/**
+ * A stored assessment completed by a private check (it was scored offline): kept, and the identified user's risk
+ * columns follow it, so the list of identified users shows the complete verdict.
+ */
+const SAVE_COMPLETED = {
+  name: 'email_risk_save_completed_v1',
+  text: `with result as (${SAVE_RESULT.text})
+    update identified_users set email_risk_score = $5, email_risk_label = $6, is_disposable = $7
+    where site_id = $1 and email_hash = $2`,
+}
+
 export interface EmailCheck {
-  /** `email` normalised. Answers from storage when the email is identified on the site, else checks it live and saves it. */
+  /**
+   * `email` normalised. Answers from storage when the email is identified on the site (completing an assessment
+   * that was scored offline), else checks it live and saves it.
+   */
   check: (siteId: string, email: string) => Promise<EmailCheckData>
   /** Stores an assessment made at identification (capture:identify); drops the cached answer. */
   saveResult: (siteId: string, emailHash: string, info: EmailInfo, device: DeviceFingerprint | undefined) => Promise<void>
@@ -38,6 +53,11 @@ export interface EmailCheck {
 /** Stored answers kept in memory at most (about 2 KB each). */
 const CACHED_ANSWERS = 20_000
 
+/** Whether an assessment lacks network signals it needed (scored offline, or past the site's lookups per minute). */
+export function isIncomplete(info: EmailInfo): boolean {
+  return info.tags.some((tag) => INCOMPLETE_TAGS.includes(tag))
+}
+
 export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, options: { answerCacheSeconds: number }): EmailCheck {
   const answers = options.answerCacheSeconds > 0 ? new LRUCache<string, EmailCheckData>({ max: CACHED_ANSWERS, ttl: options.answerCacheSeconds * 1000 }) : undefined
   const forget = (siteId: string, emailHash: string) => void answers?.delete(`${siteId}\n${emailHash}`)
@@ -45,6 +65,24 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
     forget(siteId, emailHash)
     await ctx.prepared(SAVE_RESULT, [siteId, emailHash, JSON.stringify(info), device ? JSON.stringify(device) : null])
   }
+
+  /**
+   * The stored assessment, made complete: one identified before this plugin ran is assessed from the offline signals
+   * and cached domain answers; one that still lacks the domain's age or mail server is checked live (RDAP and MX now,
+   * within the site's lookups per minute). Whatever changed is saved, so the next check answers from it.
+   */
+  const completeStored = async (siteId: string, email: string, emailHash: string, stored: EmailInfo | undefined): Promise<EmailInfo> => {
+    let info = stored ?? await assessor.offline(siteId, email)
+    if (isIncomplete(info)) info = await assessor.live(siteId, email)
+    if (info === stored) return info
+    forget(siteId, emailHash)
+    await ctx.prepared(SAVE_COMPLETED, [
+      siteId, emailHash, JSON.stringify(info), null,
+      info.risk_score, info.risk_label, info.fraud_signals.disposable_domain,
+    ])
+    return info
+  }
+
   return {
     saveResult,
     forget,
@@ -55,14 +93,10 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
       if (cached) return cached
       const stored = await findStoredEmail(ctx, siteId, emailHash)
       if (stored) {
-        // Identified before this plugin ran: assess it now from the offline signals and cached answers, once.
-        let emailInfo = stored.emailInfo
-        if (!emailInfo) {
-          emailInfo = await assessor.offline(email)
-          await saveResult(siteId, emailHash, emailInfo, undefined)
-        }
+        const emailInfo = await completeStored(siteId, email, emailHash, stored.emailInfo)
         const answer = { emailInfo, userInfo: stored.userInfo, ipInfo: stored.ipInfo }
-        answers?.set(cacheKey, answer)
+        // An answer still waiting for its lookups is not kept: the next check tries them again.
+        if (!isIncomplete(emailInfo)) answers?.set(cacheKey, answer)
         return answer
       }
       const emailInfo = await assessor.live(siteId, email)

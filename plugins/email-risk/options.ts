@@ -16,6 +16,12 @@ export const EmailRiskOptionsSchema = v.strictObject({
   dnsServers: v.optional(v.array(v.pipe(v.string(), v.minLength(1))), []),
   /** Budget of one RDAP or DNS lookup; both run in parallel, so a live check waits at most about this long. */
   timeoutMs: v.optional(Ms, 1500),
+  /**
+   * Network lookups (RDAP and MX of one domain not cached yet) one site's private email checks may cause per minute;
+   * past them a check answers from the offline signals and cached answers, tagged lookup_limit_reached (0: never look up).
+   * Identifications from the browser never cause a lookup.
+   */
+  lookupsPerMinute: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000)), 60),
   /** How long a known domain age or mail-server answer is kept. */
   cacheTtlSeconds: v.optional(Seconds, 7 * 24 * 3600),
   /** How long an "unknown" (timeout, network down) is kept, so a dead endpoint is not asked on every check. */

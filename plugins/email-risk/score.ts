@@ -20,7 +20,18 @@ export interface EmailSignals {
   mailServer: MailServer
   /** ISO date of the domain's registration; null unknown; 'known-old' for well-known providers (not looked up). */
   registeredAt: string | null | 'known-old'
+  /**
+   * Whether the domain's age and mail server were asked: `done` (asked, cached, or not needed), `offline` (an
+   * identification from the browser, which never causes a lookup), `limited` (the site's lookups per minute were
+   * used up). When not done, the two "unknown" reasons give way to the one that says why.
+   */
+  lookups: Lookups
 }
+
+export type Lookups = 'done' | 'offline' | 'limited'
+
+/** The tags of an assessment made without the network signals it needed: a private check completes it. */
+export const INCOMPLETE_TAGS: readonly string[] = ['scored_offline', 'lookup_limit_reached']
 
 /** A domain younger than this is young_domain; younger than VERY_YOUNG_DAYS weighs more. */
 export const YOUNG_DAYS = 180
@@ -51,8 +62,16 @@ export const RULES: readonly Rule[] = [
   },
   { code: 'plus_addressing', points: 10, fires: (s) => s.plusAddressing, reason: () => 'The address uses a +tag (one mailbox, many addresses)' },
   { code: 'free_provider', points: 0, fires: (s) => s.freeProvider, reason: (s) => `${s.domain} is a free email provider` },
-  { code: 'domain_age_unknown', points: 0, fires: (s) => s.registeredAt === null && !s.disposable, reason: () => 'The domain\'s age is not known (RDAP gave no registration date, or did not answer)' },
-  { code: 'mail_server_unknown', points: 0, fires: (s) => s.mailServer === 'unknown' && !s.disposable, reason: () => 'The mail server could not be checked (DNS did not answer)' },
+  { code: 'domain_age_unknown', points: 0, fires: (s) => s.registeredAt === null && !s.disposable && s.lookups === 'done', reason: () => 'The domain\'s age is not known (RDAP gave no registration date, or did not answer)' },
+  { code: 'mail_server_unknown', points: 0, fires: (s) => s.mailServer === 'unknown' && !s.disposable && s.lookups === 'done', reason: () => 'The mail server could not be checked (DNS did not answer)' },
+  {
+    code: 'scored_offline', points: 0, fires: (s) => s.lookups === 'offline',
+    reason: (s) => `Scored offline at identification: ${s.domain}'s age and mail server were not looked up (a private email check looks them up)`,
+  },
+  {
+    code: 'lookup_limit_reached', points: 0, fires: (s) => s.lookups === 'limited',
+    reason: (s) => `${s.domain}'s age and mail server were not looked up: the site's network lookups for this minute are used up (emailRisk.lookupsPerMinute)`,
+  },
 ]
 
 export function toRiskLabel(score: number): RiskLabel {

@@ -16,6 +16,8 @@ interface Seen { address: string, mailbox: string, at: number }
 export interface ShapeCounter {
   /** Records `address` for the site and tells whether it repeats a pattern of recent checks: minted aliases or a numbered series. */
   record: (siteId: string, local: string, domain: string) => Promise<boolean>
+  /** Drops the address's entry (an erasure), and the whole key when it was the only one. */
+  forget: (siteId: string, local: string, domain: string) => Promise<void>
 }
 
 /**
@@ -25,10 +27,11 @@ export interface ShapeCounter {
  */
 export function createShapeCounter(storage: Storage): ShapeCounter {
   const cache = createTtlCache<Seen[]>(storage, 'shape')
+  const keyOf = (siteId: string, mailbox: string) => sha256Hex(`${siteId}\n${shapeOf(mailbox)}`)
   return {
     async record(siteId, local, domain) {
       const mailbox = mailboxOf(local, domain)
-      const key = sha256Hex(`${siteId}\n${shapeOf(mailbox)}`)
+      const key = keyOf(siteId, mailbox)
       const now = Date.now()
       const entry: Seen = { address: sha256Hex(`${local}@${domain}`), mailbox: sha256Hex(mailbox), at: now }
       const seen = ((await cache.get(key)) ?? []).filter((s) => now - s.at < KEEP_SECONDS * 1000 && s.address !== entry.address)
@@ -36,6 +39,16 @@ export function createShapeCounter(storage: Storage): ShapeCounter {
       const numbered = /\d/.test(mailbox) ? seen.filter((s) => now - s.at < NUMBERED_WINDOW_MS).length + 1 : 0
       await cache.set(key, [...seen, entry].slice(-KEEP_ENTRIES), KEEP_SECONDS)
       return aliases > ALIAS_LIMIT || numbered > NUMBERED_LIMIT
+    },
+    async forget(siteId, local, domain) {
+      const key = keyOf(siteId, mailboxOf(local, domain))
+      const address = sha256Hex(`${local}@${domain}`)
+      const seen = (await cache.get(key)) ?? []
+      const others = seen.filter((s) => s.address !== address)
+      if (seen.length > 0 && others.length === seen.length) return
+      // Removed first (a failing storage throws here, so the erasure reports it), then the others are put back.
+      await cache.remove(key)
+      if (others.length > 0) await cache.set(key, others, KEEP_SECONDS)
     },
   }
 }
