@@ -16,7 +16,6 @@
  * The canonical form is the trimmed address lowercased in Unicode NFC: exactly what normalizeEmail
  * (./normalize.ts) makes of it, so a canonical address hashes as it always did.
  */
-import { domainToASCII } from 'node:url'
 import * as v from 'valibot'
 
 export const MAX_EMAIL_LENGTH = 254
@@ -44,17 +43,31 @@ export function canonicalEmail(raw: unknown): string | undefined {
 /** The domain in punycode when every label is well formed, else undefined. */
 function asciiDomain(domain: string): string | undefined {
   const labels = domain.split('.')
-  const last = labels.at(-1) ?? ''
+  const last = labels[labels.length - 1] ?? ''
   if (labels.length < 2 || last.length < 2 || /^\d+$/.test(last) || !labels.every((label) => LABEL.test(label))) return undefined
-  const ascii = domainToASCII(domain)
+  const ascii = toAscii(domain)
   if (!ascii || ascii.split('.').some((label) => label.length > ASCII_LABEL_LENGTH)) return undefined
   return ascii
+}
+
+/**
+ * IDNA to ASCII by the WHATWG URL parser (UTS 46), which both Node and browsers have: the protocol schema that uses
+ * this module is type-checked for the tracking script too. Undefined for a domain IDNA refuses.
+ */
+function toAscii(domain: string): string | undefined {
+  try {
+    return new URL(`http://${domain}/`).hostname || undefined
+  }
+  catch {
+    return undefined
+  }
 }
 
 /** The address with its domain in punycode: one key for one mailbox however its domain was written. */
 export function emailKeyForm(canonical: string): string {
   const at = canonical.lastIndexOf('@')
-  return `${canonical.slice(0, at)}@${domainToASCII(canonical.slice(at + 1)) || canonical.slice(at + 1)}`
+  const domain = canonical.slice(at + 1)
+  return `${canonical.slice(0, at)}@${toAscii(domain) ?? domain}`
 }
 
 /** A request field holding one mailbox: validated strictly, output in canonical form. */

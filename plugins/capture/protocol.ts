@@ -7,6 +7,7 @@
  * as application/json by fetch or as text/plain by navigator.sendBeacon (which cannot set the type).
  */
 import * as v from 'valibot'
+import { MailboxSchema } from '../../core/identity/email.ts'
 
 export const PROTOCOL_VERSION = 1
 
@@ -20,6 +21,19 @@ const Id = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 
 const Url = v.pipe(v.string(), v.maxLength(4096))
 const Time = v.pipe(v.number(), v.integer(), v.minValue(0))
 const PropValue = v.union([v.pipe(v.string(), v.maxLength(1000)), v.number(), v.boolean(), v.null()])
+
+/** Properties a conversion takes into a column (plugins/capture/pixel.ts), at most as long as the column holds. */
+export const PROP_COLUMN_LENGTHS: Readonly<Record<string, number>> = { order_id: 255, content_name: 500, content_category: 255 }
+
+const PropsFitColumns = v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+  if (!dataset.typed) return
+  for (const [key, max] of Object.entries(PROP_COLUMN_LENGTHS)) {
+    const value = dataset.value[key]
+    if (typeof value === 'string' && value.length > max) {
+      addIssue({ message: `Invalid length: Expected <=${max}`, path: [{ type: 'object', origin: 'value', input: dataset.value, key, value }] })
+    }
+  }
+})
 
 /**
  * The hit's own id, made by the script. A page view first sent without identifiers (consent pending) and sent again
@@ -45,7 +59,7 @@ export const TrackedEvent = v.object({
   url: Url,
   /** `dcutils.track(name, props)`; a standard event or a site event key is a pixel conversion. */
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(255)),
-  props: v.optional(v.pipe(v.record(v.pipe(v.string(), v.maxLength(100)), PropValue), v.check((p) => Object.keys(p).length <= 50, 'at most 50 properties'))),
+  props: v.optional(v.pipe(v.record(v.pipe(v.string(), v.maxLength(100)), PropValue), v.check((p) => Object.keys(p).length <= 50, 'at most 50 properties'), PropsFitColumns)),
   /** The integrator's id for the event; becomes the conversion's messageId (dedupe with the server-side send). */
   id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 })
@@ -119,7 +133,8 @@ export const IdentifyBody = v.object({
   v: v.literal(PROTOCOL_VERSION),
   sid: Id,
   vid: Id,
-  email: v.pipe(v.string(), v.trim(), v.maxLength(320), v.email('must be an email address')),
+  /** One mailbox, strictly (core/identity/email.ts); the output is its canonical form. */
+  email: MailboxSchema,
   /** Where the email came from. */
   via: v.picklist(['sdk', 'form']),
   /** More fields a mapped form carried. */
