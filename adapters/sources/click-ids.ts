@@ -15,6 +15,9 @@ const COOKIES = new Map<string, { name: string, read: (value: string) => string 
 
 export type ClickIdRecord = Record<string, string>
 
+/** A visit id longer than the column (conversions.session_id) cannot be one of ours; it is dropped like a broken click id. */
+const SESSION_ID_MAX = 128
+
 /** The first usable value of each known id among the pairs. */
 export function clickIdsFrom(pairs: Iterable<readonly [string, unknown]>): ClickIdRecord {
   const found: ClickIdRecord = {}
@@ -25,7 +28,7 @@ export function clickIdsFrom(pairs: Iterable<readonly [string, unknown]>): Click
     const name = cookie?.name ?? BY_KEY.get(key)
     const value = rawValue.trim()
     const id = cookie ? cookie.read(value) : value
-    if (name && id && id.length <= 2048 && !found[name]) found[name] = id
+    if (name && id && id.length <= (name === 'dc_session_id' ? SESSION_ID_MAX : 2048) && !found[name]) found[name] = id
   }
   return found
 }

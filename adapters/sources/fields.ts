@@ -102,3 +102,9 @@ export function ipAt(value: unknown): string | undefined {
 export function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T
 }
+
+/** At most `max` characters, cut between code points (a description that must fit its column, never an id). */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text
+  return Array.from(text).slice(0, max).join('')
+}

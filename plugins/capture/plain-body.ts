@@ -6,7 +6,7 @@
  * bodies that was about 3 µs and a good part of the garbage of a request. `test/capture/plain-body.test.ts`
  * checks with generated bodies that this never accepts what the schema refuses, nor answers differently.
  */
-import { CLICK_ID_KEYS, type CollectBody } from './protocol.ts'
+import { CLICK_ID_KEYS, PROP_COLUMN_LENGTHS, type CollectBody } from './protocol.ts'
 
 const ID = /^[A-Za-z0-9_-]{8,64}$/
 const HEX64 = /^[0-9a-f]{64}$/
@@ -44,6 +44,8 @@ function hitOk(h: unknown): boolean {
 
 /** Keys valibot's record leaves out of its output; with one of them, the schema decides. */
 const GUARDED_KEYS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor'])
+/** Properties that go into a column are shorter. */
+const PROP_MAX: ReadonlyMap<string, number> = new Map(Object.entries(PROP_COLUMN_LENGTHS))
 
 function propsOk(props: unknown): boolean {
   if (!isObject(props)) return false
@@ -51,7 +53,7 @@ function propsOk(props: unknown): boolean {
   for (const key in props) {
     if (++n > 50 || key.length > 100 || GUARDED_KEYS.has(key)) return false
     const value = props[key]
-    if (!(value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || isText(value, 1000))) return false
+    if (!(value === null || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) || isText(value, PROP_MAX.get(key) ?? 1000))) return false
   }
   return true
 }

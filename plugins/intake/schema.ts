@@ -42,7 +42,8 @@ export const ConversionRequest = v.looseObject({
   properties: v.optional(v.looseObject({
     value: v.optional(Money),
     currency: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{3}$/, 'must be a 3-letter currency code'), v.toUpperCase())),
-    order_id: v.optional(v.pipe(v.union([v.string(), v.number()], 'must be a string'), v.transform(String))),
+    // Lengths here and below are the columns' (conversions.order_id, user_id, session_id, held_email): longer was a 500.
+    order_id: v.optional(v.pipe(v.union([v.string(), v.number()], 'must be a string'), v.transform(String), v.maxLength(255))),
     items: v.optional(v.pipe(v.array(Item), v.maxLength(500))),
     channel: v.optional(v.picklist(['online', 'in_store', 'phone', 'bopis'])),
     content_name: v.optional(Text(500)),
@@ -50,10 +51,13 @@ export const ConversionRequest = v.looseObject({
   })),
   context: v.optional(v.looseObject({
     traits: v.optional(v.looseObject({
-      email: v.optional(Text(320)), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
+      email: v.optional(Text(254)), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
       street: v.optional(Text(500)), postal_code: v.optional(Text(32)), city: v.optional(Text(255)), state: v.optional(Text(255)), country: v.optional(Text(64)),
     })),
-    identifiers: v.optional(v.record(v.string(), v.pipe(v.string('must be a string'), v.maxLength(2048)))),
+    identifiers: v.optional(v.objectWithRest({
+      dc_session_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(128))),
+      customer_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(255))),
+    }, v.pipe(v.string('must be a string'), v.maxLength(2048)))),
     ip: v.optional(v.pipe(v.string(), v.ip('must be an IPv4 or IPv6 address'))),
     userAgent: v.optional(Text(2048)),
     page: v.optional(v.looseObject({ url: v.optional(Text(4096)) })),

@@ -10,7 +10,7 @@ import { formatIssues } from '../../../core/config/issues.ts'
 import type { Confirmation } from '../../../core/delivery/types.ts'
 import { ConversionRequest } from '../../../plugins/intake/schema.ts'
 import { toConversionInput } from '../../../plugins/intake/to-input.ts'
-import { compact } from '../fields.ts'
+import { clipped, compact } from '../fields.ts'
 import { readJsonObject } from '../json-body.ts'
 import { secretSchema, sourceOptions } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
@@ -57,7 +57,8 @@ export function createAutomationSource(name: AutomationTool): IntakeSourceDefini
       const confirmation = result.output.properties?.confirmation === undefined ? undefined : claim.success ? claim.output : invalidClaim(claim.issues)
       const input = toConversionInput(result.output)
       const conversion = compact({ ...input, messageId: input.messageId ?? derivedMessageId(raw), messageIdGenerated: input.messageId === undefined || undefined, confirmation })
-      return { kind: 'conversions', conversions: [conversion], sourceEventType: input.event }
+      // The event names the webhook's type (conversions.source_event_type holds 64 characters; the event up to 255).
+      return { kind: 'conversions', conversions: [conversion], sourceEventType: clipped(input.event, 64) }
     },
   })
 }

@@ -52,7 +52,7 @@ function toTraits(order: JsonObject, customer: JsonObject | undefined): SourceCo
   const address = objectAt(order.billing_address, 'billing_address') ?? objectAt(order.shipping_address, 'shipping_address') ?? {}
   const at = order.billing_address ? 'billing_address' : 'shipping_address'
   return compact({
-    email: textAt(order.email, 'email', 320) ?? textAt(order.contact_email, 'contact_email', 320) ?? textAt(customer?.email, 'customer.email', 320),
+    email: textAt(order.email, 'email', 254) ?? textAt(order.contact_email, 'contact_email', 254) ?? textAt(customer?.email, 'customer.email', 254),
     phone: textAt(order.phone, 'phone', 64) ?? textAt(address.phone, `${at}.phone`, 64) ?? textAt(customer?.phone, 'customer.phone', 64),
     first_name: textAt(address.first_name, `${at}.first_name`, 255) ?? textAt(customer?.first_name, 'customer.first_name', 255),
     last_name: textAt(address.last_name, `${at}.last_name`, 255) ?? textAt(customer?.last_name, 'customer.last_name', 255),

@@ -98,7 +98,7 @@ function toConversion(payment: Payment, eventName: string): SourceConversion {
     orderId: textAt(metadata.order_id, 'data.object.metadata.order_id', 255) ?? payment.fallbackOrderId,
     channel: 'online' as const,
     traits: compact({
-      email: textAt(person.email, `${path}.email`, 320),
+      email: textAt(person.email, `${path}.email`, 254),
       phone: textAt(person.phone, `${path}.phone`, 64),
       // Stripe collects one name; its first word is taken as the first name, the rest as the last name.
       first_name: firstName || undefined,

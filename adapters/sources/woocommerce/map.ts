@@ -43,7 +43,7 @@ export function toWooConversion(order: JsonObject, event: string): SourceConvers
     items: listAt(order.line_items, 'line_items').map((item, index) => toItem(item, `line_items[${index}]`)),
     channel: 'online' as const,
     traits: compact({
-      email: textAt(billing.email, 'billing.email', 320),
+      email: textAt(billing.email, 'billing.email', 254),
       phone: textAt(billing.phone, 'billing.phone', 64),
       first_name: textAt(billing.first_name, 'billing.first_name', 255),
       last_name: textAt(billing.last_name, 'billing.last_name', 255),
