@@ -63,7 +63,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const plugins = resolvePlugins(config.plugins, options.builtInPlugins ?? builtInPlugins)
   const registry = createRegistry(options.adapters ?? adapters, config.sites)
   const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
-  const storage = createDcgateStorage(config.storage.url, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
+  const storage = createDcgateStorage(config.storage, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
   const close = once(async () => {
     await callHookSafe(hooks, logger, 'app:close')
@@ -77,9 +77,10 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       embeddedTemplate: options.embeddedTemplate,
       entities: [...coreEntities, ...plugins.flatMap((p) => p.entities ?? [])],
       log: (message) => logger.debug(message),
+      timeouts: config.database,
     })
     const { orm } = database
-    const runMigrations = () => migrate(orm, config.database.url)
+    const runMigrations = () => migrate(orm, config.database.url, config.database.connectTimeoutMs)
     const applied = await runMigrations()
     if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
     const sites = await syncSites(orm, config.sites, logger)

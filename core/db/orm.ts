@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations'
 import { BootError } from '../errors.ts'
 import { startEmbeddedDatabase } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
+import { connectionSettings, createQueryGuard, registerQueryGuard, withoutStatementTimeout, type DatabaseTimeouts } from './timeouts.ts'
 import { Site } from './entities/site.ts'
 import { ApiKey } from './entities/api-key.ts'
 import { Visit } from '../delivery/entities/visit.ts'
@@ -33,13 +34,18 @@ export interface DatabaseOptions {
   embeddedTemplate?: Blob
   /** Where MikroORM's own messages (migrator progress, warnings) go. */
   log?: (message: string) => void
+  /** Connect, acquire and statement limits; absent (the `dcgate migrate` command) waits as long as it takes. */
+  timeouts?: DatabaseTimeouts
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir, options.embeddedTemplate)
   const url = options.url ?? embedded!.url
   try {
-    const orm = await MikroORM.init({ ...ormOptions(url, options.entities, Boolean(embedded)), logger: options.log ?? (() => {}) })
+    const guard = createQueryGuard(options.timeouts)
+    const base = ormOptions(url, options.entities, Boolean(embedded), options.timeouts)
+    const orm = await MikroORM.init({ ...base, pool: { ...base.pool, afterCreate: guard.afterCreate }, logger: options.log ?? (() => {}) })
+    registerQueryGuard(orm, guard)
     return {
       orm,
       embedded: Boolean(embedded),
@@ -56,14 +62,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
 }
 
-export function ormOptions(url: string, entities: readonly EntitySchema[], embedded: boolean): Options {
+export function ormOptions(url: string, entities: readonly EntitySchema[], embedded: boolean, timeouts?: DatabaseTimeouts): Options {
   return defineConfig({
     clientUrl: url,
     entities: [...entities],
     // PGlite serves a single session; PostgreSQL gets a normal pool.
-    pool: embedded ? { min: 0, max: 1 } : { min: 0, max: 10 },
+    pool: {
+      ...(embedded ? { min: 0, max: 1 } : { min: 0, max: 10 }),
+      // A stalled database fails the request instead of queueing it behind stuck connections.
+      ...(timeouts ? { acquireTimeoutMillis: timeouts.acquireTimeoutMs, createTimeoutMillis: timeouts.connectTimeoutMs } : {}),
+    },
+    driverOptions: { connection: connectionSettings(timeouts) },
     extensions: [Migrator],
-    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    migrations: { migrationsList: withoutStatementTimeout(migrations), transactional: true, allOrNothing: true, snapshot: false },
     discovery: { warnWhenNoEntities: false },
     forceUtcTimezone: true,
     allowGlobalContext: false,
