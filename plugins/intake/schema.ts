@@ -1,6 +1,19 @@
 import * as v from 'valibot'
+import { canonicalEmail, EMAIL_MESSAGE, MAX_EMAIL_LENGTH } from '../../core/identity/email.ts'
+import { isSha256Hex } from '../../core/identity/hash.ts'
 
 const Text = (max = 1000) => v.pipe(v.string(), v.trim(), v.maxLength(max))
+
+/**
+ * A trait email: one mailbox by the strict syntax every email input shares (core/identity/email.ts), or its SHA-256
+ * already made; an empty string means none. Anything else is refused, naming the field, like any invalid field.
+ */
+const TraitEmail = v.pipe(
+  v.string('must be a string'),
+  v.trim(),
+  v.maxLength(MAX_EMAIL_LENGTH, `must be at most ${MAX_EMAIL_LENGTH} characters`),
+  v.check((text) => text === '' || isSha256Hex(text) || canonicalEmail(text) !== undefined, `${EMAIL_MESSAGE}, or its SHA-256 in hex`),
+)
 const Money = v.pipe(v.union([v.number(), v.pipe(v.string(), v.trim(), v.regex(/^-?\d+(\.\d+)?$/, 'must be a number'), v.transform(Number))], 'must be a number'), v.finite())
 
 /** ISO 8601 string, unix seconds or unix milliseconds (numbers below 10^11 are read as seconds). */
@@ -51,7 +64,7 @@ export const ConversionRequest = v.looseObject({
   })),
   context: v.optional(v.looseObject({
     traits: v.optional(v.looseObject({
-      email: v.optional(Text(254)), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
+      email: v.optional(TraitEmail), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
       street: v.optional(Text(500)), postal_code: v.optional(Text(32)), city: v.optional(Text(255)), state: v.optional(Text(255)), country: v.optional(Text(64)),
     })),
     identifiers: v.optional(v.objectWithRest({
