@@ -23,8 +23,10 @@ export default definePlugin({
     const writer = createCaptureWriter({
       prepared: ctx.prepared,
       journalDir: join(config.dataDir, 'capture-journal'),
+      deadLetterDir: join(config.dataDir, 'capture-dead-letter'),
       flushSize: config.capture.flushSize,
       flushIntervalMs: config.capture.flushIntervalMs,
+      maxPendingBytes: config.capture.maxPendingMb * 1024 * 1024,
       logger,
       onError: (error) => {
         logger.error('capture: a batch could not be written; it is kept for the next flush', error)

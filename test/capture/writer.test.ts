@@ -19,7 +19,7 @@ afterAll(() => app?.close())
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 const writerIn = (journalDir: string, flushSize = 1000, flushIntervalMs = 60_000) => createCaptureWriter({
-  prepared: app.dcgate.context.prepared, journalDir, flushSize, flushIntervalMs, logger, onError: (error) => { throw error },
+  prepared: app.dcgate.context.prepared, journalDir, deadLetterDir: `${journalDir}-dead-letter`, flushSize, flushIntervalMs, logger, onError: (error) => { throw error },
 })
 
 function batch(session: string, pages = 1): CaptureBatch {
@@ -138,7 +138,7 @@ describe('capture batch writer', () => {
     let failing = true
     const writer = createCaptureWriter({
       prepared: (statement, values) => (failing ? Promise.reject(new Error('database away')) : app.dcgate.context.prepared(statement, values)),
-      journalDir: dir, flushSize: 1000, flushIntervalMs: 60_000, logger, onError: (error) => void errors.push(error),
+      journalDir: dir, deadLetterDir: `${dir}-dead-letter`, flushSize: 1000, flushIntervalMs: 60_000, logger, onError: (error) => void errors.push(error),
     })
     await writer.start()
     await writer.add(batch('retry-1'))

@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
 import { firstPartyCookie, verifiedFirstPartyHost } from '../first-party/cookie.ts'
@@ -13,6 +14,23 @@ import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCaptur
 import { requestVisitor, type Visitor } from '../request.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
+
+/** Seconds a refused client is asked to wait: a few flushes, enough for a database that is back to catch up. */
+const BUSY_RETRY_AFTER_S = 5
+
+/**
+ * The capture precheck, then the writer's cap: while the hits waiting for the database are past it, a hit is
+ * refused before its body is read (503 with Retry-After, and the CORS headers so the script can read it).
+ */
+function precheckWithRoom(ctx: PluginContext, writer: CaptureWriter) {
+  const precheck = capturePrecheck(ctx)
+  return (event: H3Event) => {
+    precheck(event)
+    if (writer.full) {
+      throw apiError(503, { message: 'Capture is waiting for the database to catch up; nothing was recorded, retry later', code: 'CAPTURE_BUSY' }, { 'retry-after': String(BUSY_RETRY_AFTER_S) })
+    }
+  }
+}
 
 /** POST /collect (the browser) and POST /collect/worker (a server-side worker forwarding the visitor's IP and UA). */
 export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps): void {
@@ -44,7 +62,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     body: CollectBody,
     plainBody: plainCollectBody,
     responses: { 202: CollectAnswer },
-    precheck: capturePrecheck(ctx),
+    precheck: precheckWithRoom(ctx, writer),
     invalid: invalidCapture,
     // Pages produce text PostgreSQL cannot store (a title cut inside an emoji); the script cannot fix it, so it is cleaned.
     text: 'clean',
@@ -61,7 +79,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     query: CopKeyQuery,
     body: WorkerCollectBody,
     responses: { 202: CollectAnswer },
-    precheck: capturePrecheck(ctx),
+    precheck: precheckWithRoom(ctx, writer),
     invalid: invalidCapture,
     // Pages produce text PostgreSQL cannot store (a title cut inside an emoji); the script cannot fix it, so it is cleaned.
     text: 'clean',

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync, writevSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, writevSync } from 'node:fs'
 import { join } from 'node:path'
 
 /**
@@ -14,8 +14,13 @@ export interface Journal {
   rotate: () => string | undefined
   /** Segments left by processes that are gone: their records were acknowledged but may not be stored. */
   orphans: () => string[]
-  read: (segment: string) => unknown[]
+  /** A segment's lines, as written (the last may be cut short by a crash); throws when the file cannot be read. */
+  read: (segment: string) => string[]
+  /** Counts an earlier process's segment in `bytes` until it is removed (its rows wait in memory for a retry). */
+  keep: (segment: string) => void
   remove: (segment: string) => void
+  /** Bytes in the segments not removed yet: what the cap on the journal counts. */
+  readonly bytes: number
   close: () => void
 }
 
@@ -26,10 +31,15 @@ export function openJournal(dir: string): Journal {
   let current = ''
   let fd = -1
   let written = false
+  /** Bytes of the current segment, and of each closed one not removed yet. */
+  let currentBytes = 0
+  const closed = new Map<string, number>()
+  let closedBytes = 0
   const open = () => {
     current = join(dir, `${prefix}-${++n}.ndjson`)
     fd = openSync(current, 'a', 0o600)
     written = false
+    currentBytes = 0
   }
   open()
   return {
@@ -43,13 +53,19 @@ export function openJournal(dir: string): Journal {
         while (done < size) done += writeSync(fd, line, done)
       }
       written = true
+      currentBytes += size
     },
     rotate() {
       const done = current
       const hadRecords = written
+      const size = currentBytes
       closeSync(fd)
       open()
-      if (hadRecords) return done
+      if (hadRecords) {
+        closed.set(done, size)
+        closedBytes += size
+        return done
+      }
       rmSync(done, { force: true })
       return undefined
     },
@@ -57,15 +73,21 @@ export function openJournal(dir: string): Journal {
       .filter((name) => name.endsWith('.ndjson') && !name.startsWith(`${prefix}-`) && !isAlive(Number(name.split('-')[0])))
       .sort()
       .map((name) => join(dir, name)),
-    read: (segment) => readFileSync(segment, 'utf8').split('\n').filter((line) => line.trim()).flatMap((line) => {
-      try {
-        return [JSON.parse(line) as unknown]
-      }
-      catch {
-        return [] // a line cut short by the crash itself: it was never acknowledged
-      }
-    }),
-    remove: (segment) => rmSync(segment, { force: true }),
+    read: (segment) => readFileSync(segment, 'utf8').split('\n').filter((line) => line.trim()),
+    keep(segment) {
+      if (closed.has(segment)) return
+      const size = statSync(segment).size
+      closed.set(segment, size)
+      closedBytes += size
+    },
+    remove(segment) {
+      rmSync(segment, { force: true })
+      closedBytes -= closed.get(segment) ?? 0
+      closed.delete(segment)
+    },
+    get bytes() {
+      return closedBytes + currentBytes
+    },
     close() {
       closeSync(fd)
       if (!written) rmSync(current, { force: true })

@@ -121,6 +121,11 @@ export class PendingRows {
     return this.events.count === 0 && this.visits.count === 0 && this.withdrawn.length === 0
   }
 
+  /** About the memory the rows hold: their bytes (what the cap on waiting rows counts). */
+  get bytes(): number {
+    return this.events.size + this.visits.size + this.withdrawn.length * 64
+  }
+
   add(batch: CaptureBatch): void {
     for (const event of batch.events) this.events.push(eventTuple(event))
     this.hits += batch.events.length
@@ -162,6 +167,34 @@ export class PendingRows {
     }
   }
 
+  /**
+   * The rows back as batches: one per visit (its events, its latest tuple, its withdrawal) and one per event without
+   * one. A flush the database refused for its data is split along these (isolate.ts), since a visit's counts come
+   * from the events written with it. Read from the parameters: nothing may be added after it.
+   */
+  units(): CaptureBatch[] {
+    const { events, visits } = this.params()
+    const units = new Map<string, CaptureBatch>()
+    const unitOf = (siteId: unknown, sessionId: unknown): CaptureBatch => {
+      const key = `${String(siteId)}\u0000${String(sessionId)}`
+      let unit = units.get(key)
+      if (!unit) units.set(key, unit = { events: [] })
+      return unit
+    }
+    const loose: CaptureBatch[] = []
+    for (const values of parseParam(events)) {
+      const row = fromTuple<PageEventRow>(EVENT_COLUMNS, values)
+      if (row.session_id === null) loose.push({ events: [row] })
+      else unitOf(row.site_id, row.session_id).events.push(row)
+    }
+    for (const values of parseParam(visits)) {
+      const visit = fromTuple<VisitRow>(VISIT_COLUMNS, values)
+      unitOf(visit.site_id, visit.session_id).visit = visit
+    }
+    for (const key of this.withdrawn) unitOf(key.site_id, key.session_id).withdrawn = key
+    return [...units.values(), ...loose]
+  }
+
   /** Each visit's latest tuple only: the earlier tuples of merged visits are dropped from the bytes first. */
   private latestVisits(): Buffer {
     if (this.merged > 0) {
@@ -172,6 +205,11 @@ export class PendingRows {
     }
     return this.visits.param()
   }
+}
+
+/** A jsonb parameter's rows: the JSON text after the version byte. */
+function parseParam(param: Buffer): unknown[][] {
+  return JSON.parse(param.toString('utf8', 1)) as unknown[][]
 }
 
 const LINE_START = Buffer.from('{"format":4,"e":[')

@@ -1,9 +1,10 @@
 import type { ConsolaInstance } from 'consola'
 import type { RunPrepared } from '../../../core/db/prepared.ts'
+import { openDeadLetter, type Rejected } from './dead-letter.ts'
+import { writeIsolating } from './isolate.ts'
 import { openJournal } from './journal.ts'
 import { batchesOfLine, PendingRows } from './pending.ts'
 import type { CaptureBatch } from './rows.ts'
-import { writeBatch } from './write-batch.ts'
 
 export interface CaptureWriter {
   /** Journals the batch and queues it for the next flush; resolves once journaled (answer only then). */
@@ -13,19 +14,30 @@ export interface CaptureWriter {
   start: () => Promise<void>
   /** Stops the timer and flushes what is left (shutdown). */
   stop: () => Promise<void>
+  /**
+   * True while the rows waiting for the database (in memory, or in their journal) are past `maxPendingBytes`: new
+   * hits are refused until the database has caught up, rather than growing memory and the journal without bound.
+   */
+  readonly full: boolean
+  /** Rows (and journal lines) the database refused, set aside in the dead-letter directory since start. */
+  readonly deadLettered: number
 }
 
 export interface CaptureWriterOptions {
   prepared: RunPrepared
   journalDir: string
+  /** Where the rows the database refuses go (dead-letter.ts). */
+  deadLetterDir: string
   flushSize: number
   flushIntervalMs: number
+  /** The cap on waiting rows, in memory and in the journal each; unset: no cap. */
+  maxPendingBytes?: number
   logger: ConsolaInstance
   onError: (error: unknown) => void
 }
 
 /** Rows taken for a flush, and the journal segment that holds them until they are committed. */
-interface Unwritten { rows: PendingRows, segment: string | undefined }
+interface Unwritten { rows: PendingRows, segment: string | undefined, bytes: number }
 
 /**
  * The hot path's only write: hits are buffered in memory (and journaled) and written in one statement per flush,
@@ -38,8 +50,12 @@ interface Unwritten { rows: PendingRows, segment: string | undefined }
  */
 export function createCaptureWriter(options: CaptureWriterOptions): CaptureWriter {
   const journal = openJournal(options.journalDir)
+  const deadLetter = openDeadLetter(options.deadLetterDir)
+  const maxBytes = options.maxPendingBytes ?? Infinity
   let pending = new PendingRows()
   let unwritten: Unwritten[] = []
+  /** The bytes of the rows in `unwritten`. */
+  let unwrittenBytes = 0
   /** Rows already written: the next flush's rows take over their buffers. */
   let spare: PendingRows | undefined
   let turn: { done: Promise<void>, resolve: () => void, reject: (error: unknown) => void } | undefined
@@ -66,24 +82,90 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     sizeFlushQueued = false
     journalTurn() // rows not journaled yet belong to the segment about to close
     if (!pending.empty) {
-      unwritten.push({ rows: pending, segment: journal.rotate() })
+      unwritten.push({ rows: pending, segment: journal.rotate(), bytes: pending.bytes })
+      unwrittenBytes += pending.bytes
       pending = new PendingRows(pending, spare)
       spare = undefined
     }
-    // In order, each in one statement; a failure keeps it and those after it for the next flush.
+    // In order, each in one statement; a failure keeps it and those after it for the next flush. Rows the database
+    // refuses for what they hold are set aside instead: retrying them would block every flush after them.
     while (unwritten.length > 0) {
       const next = unwritten[0]!
+      const refused: Rejected[] = []
       try {
-        await writeBatch(options.prepared, next.rows)
+        await writeIsolating(options.prepared, next.rows, (row) => refused.push(row))
       }
       catch (error) {
         options.onError(error)
         return
       }
+      setAside(refused)
       unwritten = unwritten.slice(1)
+      unwrittenBytes -= next.bytes
       if (next.segment) journal.remove(next.segment)
       spare = next.rows
     }
+  }
+
+  /** Files the refused rows, and logs how many of which table and error: never their values (personal data). */
+  const setAside = (refused: readonly Rejected[]) => {
+    if (refused.length === 0) return
+    const kinds = new Map<string, number>()
+    let lost = 0
+    for (const row of refused) {
+      const kind = `${row.table} ${row.code}`
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+      try {
+        deadLetter.put(row)
+      }
+      catch {
+        lost++
+      }
+    }
+    const list = [...kinds].map(([kind, n]) => `${n} × ${kind}`).join(', ')
+    options.logger.warn(`capture: the database refused ${refused.length} row(s) (${list}); the others were written${lost ? `; ${lost} could not be filed in ${deadLetter.dir} either` : `; set aside in ${deadLetter.dir}`}`)
+  }
+
+  /**
+   * A dead process's journal segment: written first, its unreadable lines and refused rows set aside. When the
+   * database does not take writes now, its rows wait for the next flushes (boot goes on), and the segment stays
+   * until they are written.
+   */
+  const replay = async (segment: string) => {
+    let lines: string[]
+    try {
+      lines = journal.read(segment)
+    }
+    catch (error) {
+      deadLetter.putSegment(segment, error instanceof Error ? error.message : String(error))
+      options.logger.warn(`capture: journal segment ${segment} could not be read; moved to ${deadLetter.dir}`)
+      return
+    }
+    const rows = new PendingRows()
+    const refused: Rejected[] = []
+    for (const line of lines) {
+      try {
+        for (const batch of batchesOfLine(JSON.parse(line))) rows.add(batch)
+      }
+      catch (error) {
+        // Not a record of ours (or the last line, cut short by the crash itself: it was never acknowledged).
+        refused.push({ table: 'journal', code: 'unreadable', reason: error instanceof Error ? error.message : String(error), row: line })
+      }
+    }
+    try {
+      if (!rows.empty) await writeIsolating(options.prepared, rows, (row) => refused.push(row))
+    }
+    catch (error) {
+      journal.keep(segment)
+      unwritten.push({ rows, segment, bytes: rows.bytes })
+      unwrittenBytes += rows.bytes
+      setAside(refused)
+      options.onError(error)
+      return
+    }
+    setAside(refused)
+    journal.remove(segment)
+    options.logger.info(`capture: wrote ${rows.hits} journaled hit(s) left by an earlier process`)
   }
   const flush = () => {
     running = running.then(flushNow)
@@ -113,14 +195,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     flush,
     async start() {
       // Hits a crashed process acknowledged but had not written: write them first, then forget the segment.
-      for (const segment of journal.orphans()) {
-        const rows = new PendingRows()
-        const records = journal.read(segment)
-        for (const record of records) for (const batch of batchesOfLine(record)) rows.add(batch)
-        if (!rows.empty) await writeBatch(options.prepared, rows)
-        journal.remove(segment)
-        options.logger.info(`capture: wrote ${rows.hits} journaled hit(s) left by an earlier process`)
-      }
+      for (const segment of journal.orphans()) await replay(segment)
       timer = setInterval(() => void flush(), options.flushIntervalMs)
       timer.unref()
     },
@@ -128,6 +203,12 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       clearInterval(timer)
       await flush()
       journal.close()
+    },
+    get full() {
+      return pending.bytes + unwrittenBytes >= maxBytes || journal.bytes >= maxBytes
+    },
+    get deadLettered() {
+      return deadLetter.count
     },
   }
 }

@@ -1,0 +1,70 @@
+import { appendFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+
+/** Dead-letter files are deleted this long after their day: they hold rows as received, personal data included. */
+const KEEP_DAYS = 30
+const DAY_MS = 86_400_000
+
+/** One row (or journal line) the database would not take, and why. */
+export interface Rejected {
+  /** `page_events`, `visits`, `withdrawals`, or `journal` for a line that could not be read back. */
+  table: string
+  /** The PostgreSQL error code (SQLSTATE), or `unreadable` for a journal line that is not a record. */
+  code: string
+  /** The database's message (it may quote the value, so it stays in the file, never in a log). */
+  reason: string
+  /** The row's values in column order (columns.ts), or the journal line as it was. */
+  row: unknown
+}
+
+export interface DeadLetter {
+  put: (entry: Rejected) => void
+  /** Moves a whole journal segment that could not be read into the dead-letter directory. */
+  putSegment: (segment: string, reason: string) => void
+  /** Rows and lines set aside since start. */
+  readonly count: number
+  readonly dir: string
+}
+
+/**
+ * Where the capture writer sets aside what the database refuses (text PostgreSQL cannot store, a value too long for
+ * its column, a journal line that is not a record), so that one bad row never holds back the others. One file a day,
+ * `<dir>/<YYYY-MM-DD>.ndjson`, readable by dcgate's user only, deleted after KEEP_DAYS.
+ */
+export function openDeadLetter(dir: string): DeadLetter {
+  let count = 0
+  let day = ''
+  const ready = () => {
+    const today = new Date().toISOString().slice(0, 10)
+    if (today === day) return today
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    day = today
+    expire(dir)
+    return today
+  }
+  return {
+    put(entry) {
+      const file = join(dir, `${ready()}.ndjson`)
+      appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 })
+      count++
+    },
+    putSegment(segment, reason) {
+      ready()
+      renameSync(segment, join(dir, `${basename(segment, '.ndjson')}.segment`))
+      appendFileSync(join(dir, `${day}.ndjson`), `${JSON.stringify({ at: new Date().toISOString(), table: 'journal', code: 'unreadable', reason, row: basename(segment) })}\n`, { mode: 0o600 })
+      count++
+    },
+    get count() {
+      return count
+    },
+    dir,
+  }
+}
+
+function expire(dir: string): void {
+  const cutoff = Date.now() - KEEP_DAYS * DAY_MS
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name)
+    if (statSync(file).mtimeMs < cutoff) rmSync(file, { force: true })
+  }
+}

@@ -1,0 +1,88 @@
+import type { RunPrepared } from '../../../core/db/prepared.ts'
+import { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
+import type { Rejected } from './dead-letter.ts'
+import { PendingRows } from './pending.ts'
+import type { CaptureBatch } from './rows.ts'
+import { writeBatch } from './write-batch.ts'
+
+/**
+ * The SQLSTATEs that are about the rows themselves, so that writing them again can never succeed: class 21 (one
+ * statement updating a row twice, as two copies of one hit would), 22 (data exception: a NUL or an unpaired
+ * surrogate in JSON text, a value too long for its column, a number out of range), 23 (a constraint), and 54000 (a
+ * value too large for an index). Anything else (a connection lost, a timeout, the server shutting down) is about
+ * the database, and the flush is retried as it stands.
+ */
+export function dataErrorCode(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && /^(?:2[123][0-9A-Z]{3}|54000)$/.test(code)) return code
+  }
+  return undefined
+}
+
+/**
+ * Writes a flush; when the database refuses it for its data, splits it to find the rows it refuses, writes the
+ * others, and hands each refused row to `reject`. Writing a visit again changes nothing (its counts come only from
+ * the events a statement inserted), so a visit is sent with each part of its events. Any other error is thrown:
+ * the rows written so far are written again by the retry, which inserts nothing twice.
+ */
+export async function writeIsolating(prepared: RunPrepared, rows: PendingRows, reject: (row: Rejected) => void): Promise<void> {
+  try {
+    await writeBatch(prepared, rows)
+    return
+  }
+  catch (error) {
+    if (!dataErrorCode(error)) throw error
+  }
+  await writeSplit(prepared, rows.units(), reject)
+}
+
+/** `units` failed together: each half is tried alone, down to one visit's rows. */
+async function writeSplit(prepared: RunPrepared, units: readonly CaptureBatch[], reject: (row: Rejected) => void): Promise<void> {
+  if (units.length === 1) return writeUnit(prepared, units[0]!, reject)
+  const half = Math.ceil(units.length / 2)
+  for (const part of [units.slice(0, half), units.slice(half)]) {
+    if (await attempt(prepared, part) !== undefined) await writeSplit(prepared, part, reject)
+  }
+}
+
+/** One visit's rows that fail together: the visit alone, then its events (halved) with it, then its withdrawal. */
+async function writeUnit(prepared: RunPrepared, unit: CaptureBatch, reject: (row: Rejected) => void): Promise<void> {
+  let visit = unit.visit
+  if (visit) {
+    const error = await attempt(prepared, [{ events: [], visit }])
+    if (error) {
+      reject({ table: 'visits', ...error, row: VISIT_COLUMNS.map(([name]) => visit![name]) })
+      visit = undefined
+    }
+  }
+  const events = async (list: CaptureBatch['events']): Promise<void> => {
+    const error = await attempt(prepared, [visit ? { events: list, visit } : { events: list }])
+    if (!error) return
+    if (list.length === 1) return reject({ table: 'page_events', ...error, row: EVENT_COLUMNS.map(([name]) => list[0]![name]) })
+    const half = Math.ceil(list.length / 2)
+    await events(list.slice(0, half))
+    await events(list.slice(half))
+  }
+  if (unit.events.length > 0) await events(unit.events)
+  const withdrawn = unit.withdrawn
+  if (withdrawn) {
+    const error = await attempt(prepared, [{ events: [], withdrawn }])
+    if (error) reject({ table: 'withdrawals', ...error, row: SESSION_COLUMNS.map(([name]) => withdrawn[name]) })
+  }
+}
+
+/** Writes these batches in one flush; the data error that stopped it, or undefined once written. */
+async function attempt(prepared: RunPrepared, batches: readonly CaptureBatch[]): Promise<{ code: string, reason: string } | undefined> {
+  const rows = new PendingRows()
+  for (const batch of batches) rows.add(batch)
+  try {
+    await writeBatch(prepared, rows)
+    return undefined
+  }
+  catch (error) {
+    const code = dataErrorCode(error)
+    if (!code) throw error
+    return { code, reason: error instanceof Error ? error.message : String(error) }
+  }
+}
