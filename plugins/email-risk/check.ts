@@ -95,8 +95,8 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
       if (stored) {
         const emailInfo = await completeStored(siteId, email, emailHash, stored.emailInfo)
         const answer = { emailInfo, userInfo: stored.userInfo, ipInfo: stored.ipInfo }
-        // An answer still waiting for its lookups is not kept: the next check tries them again.
-        if (!isIncomplete(emailInfo)) answers?.set(cacheKey, answer)
+        // An answer still waiting for its lookups is not kept: the next check tries them again. A repeat is stored.
+        if (!isIncomplete(emailInfo)) answers?.set(cacheKey, { ...answer, emailInfo: { ...emailInfo, answered_from: 'stored' } })
         return answer
       }
       const emailInfo = await assessor.live(siteId, email)

@@ -1,11 +1,8 @@
 import type { Storage } from 'unstorage'
+import { LIMITS_PREFIX } from '../../core/storage.ts'
 
-/**
- * The counters live under `limits:`, the storage's mount for rate-limit counters (core/storage.ts), so a flood of
- * cached lookups under `cache:` cannot evict them. Until that mount exists in memory mode the keys land on the
- * storage's root memory driver, which is unbounded but holds one key per configured site here: no flood can grow it.
- */
-const PREFIX = 'limits:email-risk:lookups:'
+/** Under the storage's rate-limit mount (core/storage.ts), where a flood of cached lookups cannot evict a counter. */
+const PREFIX = `${LIMITS_PREFIX}email-risk:lookups:`
 const WINDOW_MS = 60_000
 
 interface Window { count: number, resetAt: number }

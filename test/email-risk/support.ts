@@ -69,17 +69,32 @@ export interface EmailRiskWorld {
   close: () => Promise<void>
 }
 
+export interface WorldOptions {
+  plan?: 'free' | 'business' | 'organization'
+  capture?: boolean
+  /** Kernel plugins loaded besides capture, e.g. `dsar` for erasures through the real route. */
+  morePlugins?: string[]
+  emailRisk?: EmailRiskOptionsInput
+  config?: Partial<ConfigInput>
+  /** The site's id (default `demo`): a test on Redis picks its own, so counters shared through Redis are its own. */
+  siteId?: string
+  /** More domains the fakes know, beside MAIL_DOMAINS and RDAP_DOMAINS (a test on Redis uses names no earlier run cached). */
+  dnsDomains?: Record<string, DnsEntry>
+  rdapDomains?: Record<string, string | 'slow' | 'no-date'>
+}
+
 /** dcgate with capture (unless `capture: false`) and email-risk (RDAP and DNS pointed at fakes), one site on `plan`, and a private key. */
-export async function startWorld(options: { plan?: 'free' | 'business' | 'organization', capture?: boolean, emailRisk?: EmailRiskOptionsInput, config?: Partial<ConfigInput> } = {}): Promise<EmailRiskWorld> {
-  const dns = await startFakeDns(MAIL_DOMAINS)
-  const rdap = await startFakeRdap(RDAP_DOMAINS)
+export async function startWorld(options: WorldOptions = {}): Promise<EmailRiskWorld> {
+  const dns = await startFakeDns({ ...MAIL_DOMAINS, ...options.dnsDomains })
+  const rdap = await startFakeRdap({ ...RDAP_DOMAINS, ...options.rdapDomains })
   const plugin = createEmailRiskPlugin({ rdapUrl: rdap.url, dnsServers: [dns.server], timeoutMs: 3000, ...options.emailRisk })
+  const siteId = options.siteId ?? 'demo'
   const app = await bootTestApp({
-    plugins: options.capture === false ? [plugin] : ['capture', plugin],
-    sites: [{ id: 'demo', name: 'Demo', plan: options.plan ?? 'free', copKey: COP_KEY, consent: { banner: 'off' } }],
+    plugins: [...(options.capture === false ? [] : ['capture']), ...(options.morePlugins ?? []), plugin],
+    sites: [{ id: siteId, name: 'Demo', plan: options.plan ?? 'free', copKey: COP_KEY, consent: { banner: 'off' } }],
     ...options.config,
   })
-  const key = await app.createKey()
+  const key = await app.createKey(siteId)
   return {
     app, key, dns, rdap,
     check: (email, withKey = key) => app.request('/api/v1/services/email/check', {
