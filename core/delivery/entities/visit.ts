@@ -12,6 +12,8 @@ export const Visit = defineEntity({
   uniques: [{ properties: ['siteId', 'sessionId'] }],
   indexes: [
     { properties: ['siteId', 'emailHash'] },
+    // Conversion matching and erasure find a visit by any identity it was given; only identified visits are indexed.
+    { name: 'visits_email_hashes_index', expression: 'create index "visits_email_hashes_index" on "visits" using gin ("email_hashes") where "email_hashes" is not null' },
     { properties: ['siteId', 'startedAt', 'id'] },
     // The export's detection lists page over these visits only (plugins/export): one range scan per page however rare they are.
     { name: 'visits_bot_paging_index', expression: 'create index "visits_bot_paging_index" on "visits" ("site_id", "started_at", "id") where "is_bot"' },
@@ -29,8 +31,13 @@ export const Visit = defineEntity({
     durationMs: p.bigint('number').default(0),
     pageCount: p.integer().default(0),
     eventCount: p.integer().default(0),
-    /** SHA-256 of the normalised email once the visitor identified; how email matching works. */
+    /** SHA-256 of the normalised email the visitor identified with last. */
     emailHash: p.string().length(64).nullable(),
+    /**
+     * SHA-256 of every normalised email the visit was identified with (at most 20), in order: how email matching and
+     * erasure find it, so a second identification does not hide the first.
+     */
+    emailHashes: p.array().nullable(),
     email: p.string().nullable(),
     phone: p.string().length(64).nullable(),
     firstName: p.string().nullable(),
