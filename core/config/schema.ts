@@ -121,6 +121,8 @@ const ReleaseSchema = strict({
 const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
   from: v.optional(NonEmpty, 'dcgate <no-reply@localhost>'),
+  /** Mails written to <dataDir>/outbox/ (no smtp) are deleted this many days after they were written. */
+  outboxRetentionDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650)), 7),
 })
 
 const SiteEventSchema = strict({
