@@ -7,13 +7,13 @@ import type { PreparedStatement } from '../db/prepared.ts'
 /**
  * $1 site, $2 messageId, $3 whether to search visits, $4 dc_session_id, $5 email hash. The trust tiers that already
  * hold the messageId (a repeat is answered before any hook runs; see pipeline.ts for what each tier may repeat) and
- * the person's earlier visits, newest first, at most 50.
+ * the person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50.
  */
 export const LOOK_UP_INTAKE: PreparedStatement = {
-  name: 'dcgate_intake_lookup_v2',
+  name: 'dcgate_intake_lookup_v3',
   text: `select array(select trust from conversions where site_id = $1 and message_id = $2) as holders,
     case when $3::boolean then (select json_agg(v) from (
-      select click_ids, consent, is_bot from visits where site_id = $1 and (session_id = $4 or email_hash = $5)
+      select click_ids, consent, is_bot from visits where site_id = $1 and (session_id = $4 or email_hashes @> array[$5::text])
       order by started_at desc, id desc limit 50) v) end as visits`,
 }
 
