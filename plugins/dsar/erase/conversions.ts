@@ -22,7 +22,7 @@ export function addConversionEraser(ctx: PluginContext): void {
          select c.id from conversions c
          where c.site_id = $1 and (
            c.identity ->> 'email' = any($3::text[]) or c.identity ->> 'emailGoogle' = $4 or c.held_email = $5
-           or c.session_id in (select v.session_id from visits v where v.site_id = $1 and (v.email_hash = any($3::text[]) or lower(v.email) = $5))
+           or c.session_id in (select v.session_id from visits v where v.site_id = $1 and (v.email_hashes && $3::text[] or v.email_hash = any($3::text[]) or lower(v.email) = $5))
            or concat_ws(' ', c.user_id, c.anonymous_id, c.page_url) ~* $2
          )
        )
