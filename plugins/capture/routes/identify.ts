@@ -30,10 +30,13 @@ declare module '../../../core/hooks.ts' {
   }
 }
 
+/** The identities one visit keeps: people share a computer, a form is filled in twice; more is a page in a loop. */
+export const MAX_VISIT_IDENTITIES = 20
+
 /**
- * POST /identify: records the identified user (one per site and email) and puts the email on the visit, so a
- * later server-side conversion for this email finds the visit's click ids. Written at once: identifications are
- * rare next to page views, and the conversion that follows must see them.
+ * POST /identify: records the identified user (one per site and email) and adds the email to the visit's
+ * identities, so a later server-side conversion for this email (or an earlier one) finds the visit's click ids.
+ * Written at once: identifications are rare next to page views, and the conversion that follows must see them.
  */
 export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
   const handle = async (event: H3Event, body: IdentifyBody, { ip, userAgent }: Visitor) => {
@@ -60,14 +63,18 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
       [site.id, email, payload.emailHash, payload.source, body.sid, body.vid, body.device?.hash ?? null, verdict.country ?? null, verdict.isVpn,
         payload.risk?.score ?? null, payload.risk?.label ?? null, payload.risk?.isDisposable ?? null],
     )
-    // The visit row may still be in the capture buffer: create it here, the buffered hits merge into it.
+    // The visit row may still be in the capture buffer: create it here, the buffered hits merge into it. The visit
+    // keeps every identity it is given (email_hashes), so conversions and erasure find it by any of them; past
+    // MAX_VISIT_IDENTITIES a further one is not put on it (a page calling identifyUser in a loop).
     await sql.execute(
-      `insert into visits as v (id, site_id, session_id, visitor_id, email, email_hash, phone, first_name, last_name, identified_at, consent)
-       values (gen_random_uuid(), ?, ?, ?, ?, ?, ?, ?, ?, now(), ?)
+      `insert into visits as v (id, site_id, session_id, visitor_id, email, email_hash, email_hashes, phone, first_name, last_name, identified_at, consent)
+       values (gen_random_uuid(), ?, ?, ?, ?, ?, array[?]::text[], ?, ?, ?, now(), ?)
        on conflict (site_id, session_id) do update set email = excluded.email, email_hash = excluded.email_hash,
+         email_hashes = case when v.email_hashes @> excluded.email_hashes then v.email_hashes else coalesce(v.email_hashes, '{}') || excluded.email_hashes end,
          phone = coalesce(excluded.phone, v.phone), first_name = coalesce(excluded.first_name, v.first_name),
-         last_name = coalesce(excluded.last_name, v.last_name), identified_at = coalesce(v.identified_at, now()), updated_at = now()`,
-      [site.id, body.sid, body.vid, email, payload.emailHash, body.fields?.phone ?? null, body.fields?.first_name ?? null, body.fields?.last_name ?? null, body.consent],
+         last_name = coalesce(excluded.last_name, v.last_name), identified_at = coalesce(v.identified_at, now()), updated_at = now()
+       where v.email_hashes is null or v.email_hashes @> excluded.email_hashes or cardinality(v.email_hashes) < ${MAX_VISIT_IDENTITIES}`,
+      [site.id, body.sid, body.vid, email, payload.emailHash, payload.emailHash, body.fields?.phone ?? null, body.fields?.first_name ?? null, body.fields?.last_name ?? null, body.consent],
     )
     return captureAnswer(event, 202, { ok: true })
   }
