@@ -1,29 +1,32 @@
 import type { H3Event } from 'h3'
+import { clientIp, type TrustProxy } from '../../core/http/client-ip.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
+import { cookieDomain } from './first-party/cookie.ts'
+import { normaliseHost } from './first-party/verify.ts'
 
 /** Who sent a hit: the visitor's address and user agent, as far as known. */
 export interface Visitor { ip?: string, userAgent?: string }
 
-/** The visitor as the request shows it: its address (see clientIp) and user agent. */
-export function requestVisitor(event: H3Event, trustProxy: boolean): Visitor {
+/** The visitor as the request shows it: its address as server.trustProxy resolves it, and its user agent. */
+export function requestVisitor(event: H3Event, trustProxy: TrustProxy): Visitor {
   return { ip: clientIp(event, trustProxy), userAgent: event.req.headers.get('user-agent') ?? undefined }
 }
 
 /**
- * The visitor's IP: the socket's peer, or with `server.trustProxy` the first address of X-Forwarded-For (the
- * client as the proxy in front saw it). Without trustProxy the header is ignored: anyone can send one.
+ * How a browser page at an origin is answered: `refused` (403), `open` (its origin reflected, no credentials: the
+ * browser neither sends cookies it could not send anyway nor lets the page read a credentialed answer), or
+ * `credentials` (reflected with `Access-Control-Allow-Credentials: true`).
  */
-export function clientIp(event: H3Event, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = event.req.headers.get('x-forwarded-for')?.split(',')[0]?.trim()
-    if (forwarded) return stripMappedPrefix(forwarded)
-  }
-  const ip = (event.req as { ip?: string }).ip
-  return ip ? stripMappedPrefix(ip) : undefined
-}
+export type OriginVerdict = 'refused' | 'open' | 'credentials'
 
-function stripMappedPrefix(ip: string): string {
-  return ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
+/**
+ * A site with domains takes pages on them and on its first-party host, with credentials; any other origin, `null`
+ * included (sandboxed frames, file: pages), is refused. A site without domains takes any origin, but credentials
+ * only for a page of the same site as its verified first-party host, the one host that sets a cookie.
+ */
+export function originVerdict(origin: string, site: ActiveSite, verifiedFirstPartyHost: string | undefined): OriginVerdict {
+  if (site.config.domains.length > 0) return originAllowed(origin, site) ? 'credentials' : 'refused'
+  return verifiedFirstPartyHost && sameSiteAs(origin, verifiedFirstPartyHost) ? 'credentials' : 'open'
 }
 
 /** Per site: its allowed hosts, normalised once, and the answers for the origins seen (a site has few). */
@@ -31,11 +34,11 @@ const originCache = new WeakMap<ActiveSite, { hosts: string[], answers: Map<stri
 const MAX_CACHED_ORIGINS = 1000
 
 /**
- * Whether a browser page at `origin` may send hits for this site: its host is one of the site's domains or a
- * subdomain of one, or the site's first-party host. A site with no domains configured accepts any origin.
+ * Whether a page at `origin` is one of the site's pages: its host is one of the site's domains or a subdomain of
+ * one, or the site's first-party host. False for a site with no domains (see originVerdict) and for `null`.
  */
 export function originAllowed(origin: string, site: ActiveSite): boolean {
-  if (site.config.domains.length === 0) return true
+  if (site.config.domains.length === 0) return false
   let cache = originCache.get(site)
   if (!cache) {
     const hosts = [...site.config.domains, ...(site.config.firstPartyHost ? [site.config.firstPartyHost] : [])]
@@ -53,18 +56,34 @@ export function originAllowed(origin: string, site: ActiveSite): boolean {
 }
 
 function hostAllowed(origin: string, hosts: readonly string[]): boolean {
-  let host: string
-  try {
-    host = new URL(origin).hostname.toLowerCase()
-  }
-  catch {
-    return false
-  }
-  return hosts.some((d) => host === d || host.endsWith(`.${d}`))
+  const host = originHost(origin)
+  return host !== undefined && hosts.some((d) => host === d || host.endsWith(`.${d}`))
 }
 
-/** CORS headers for an allowed origin; text/plain bodies need no preflight, JSON bodies get one. */
-export function corsHeaders(origin: string | null): [string, string][] {
-  if (!origin) return [['vary', 'Origin']]
+/** The page is the first-party host itself, or under the domain its visitor cookie is set for (t.shop.example → shop.example). */
+function sameSiteAs(origin: string, firstPartyHost: string): boolean {
+  const host = originHost(origin)
+  if (host === undefined) return false
+  const firstParty = normaliseHost(firstPartyHost)
+  const parent = cookieDomain(firstParty)
+  return host === firstParty || (parent !== undefined && (host === parent || host.endsWith(`.${parent}`)))
+}
+
+/** The hostname of an http(s) origin; undefined for `null`, other schemes and anything unparseable. */
+function originHost(origin: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(origin)
+  }
+  catch {
+    return undefined
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.hostname.toLowerCase() : undefined
+}
+
+/** CORS headers for an answer: the origin reflected when allowed, with credentials only when the verdict says so. */
+export function corsHeaders(origin: string | null, verdict: OriginVerdict | undefined): [string, string][] {
+  if (!origin || !verdict || verdict === 'refused') return [['vary', 'Origin']]
+  if (verdict === 'open') return [['vary', 'Origin'], ['access-control-allow-origin', origin]]
   return [['vary', 'Origin'], ['access-control-allow-origin', origin], ['access-control-allow-credentials', 'true']]
 }

@@ -21,6 +21,13 @@ export function resolveDnsResolver(config: Pick<ResolvedConfig, 'capture'>): Dns
   }
 }
 
+const installed = new WeakMap<PluginContext, FirstPartyChecker>()
+
+/** The checker installFirstParty made for this plugin context: the capture routes' CORS check asks it. */
+export function installedFirstParty(ctx: PluginContext): FirstPartyChecker | undefined {
+  return installed.get(ctx)
+}
+
 /**
  * First-party serving in one call, for the capture plugin's setup: the checker (first round when the app is
  * ready, periodic re-checks, stopped on close), GET /tls/ask and the admin verify-domain route.
@@ -35,6 +42,7 @@ export function installFirstParty(ctx: PluginContext, options: { resolver?: DnsR
     logger: ctx.logger,
   })
   addFirstPartyRoutes(ctx, checker)
+  installed.set(ctx, checker)
   // Not awaited: a slow DNS server must not hold up boot; until the first round ends, no host is verified.
   ctx.hooks.hook('app:ready', () => void checker.start())
   ctx.hooks.hook('app:close', () => checker.stop())

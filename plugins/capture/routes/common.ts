@@ -2,11 +2,14 @@ import { timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import { fastJson } from '../../../core/http/answer.ts'
+import type { TrustProxy } from '../../../core/http/client-ip.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import type { ActiveSite } from '../../../core/sites/directory.ts'
 import { WORKER_SECRET_HEADER } from '../protocol.ts'
-import { corsHeaders, originAllowed, requestVisitor, type Visitor } from '../request.ts'
+import { verifiedFirstPartyHost } from '../first-party/cookie.ts'
+import { installedFirstParty } from '../first-party/install.ts'
+import { corsHeaders, originVerdict, requestVisitor, type OriginVerdict, type Visitor } from '../request.ts'
 
 export const CopKeyQuery = v.looseObject({ cop_key: v.pipe(v.string('is required'), v.minLength(1, 'is required'), v.maxLength(128)) })
 
@@ -19,7 +22,7 @@ declare module 'h3' {
 
 /**
  * Before the body is read: the cop_key names an active site (404 otherwise, 402 for a paused one), and a browser
- * origin is one of the site's domains (403 otherwise). Chooses the CORS headers every answer then carries.
+ * origin is one the site takes (403 otherwise, see originVerdict). Chooses the CORS headers every answer then carries.
  */
 export function capturePrecheck(ctx: PluginContext) {
   return (event: H3Event) => {
@@ -27,13 +30,18 @@ export function capturePrecheck(ctx: PluginContext) {
     const site = copKey ? ctx.sites.byCopKey(copKey) : undefined
     if (!site) throw apiError(404, { message: copKey ? 'Unknown cop_key' : 'cop_key: is required' })
     const origin = event.req.headers.get('origin')
-    if (origin && origin !== 'null' && !originAllowed(origin, site)) {
-      throw apiError(403, { message: `Origin ${origin} is not one of the site's domains` })
-    }
-    event.context.answerHeaders = corsHeaders(origin)
+    const verdict = origin === null ? undefined : captureOriginVerdict(ctx, origin, site)
+    if (verdict === 'refused') throw apiError(403, { message: `Origin ${origin} is not one of the site's domains` })
+    event.context.answerHeaders = corsHeaders(origin, verdict)
     if (site.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was recorded', code: 'APP_INACTIVE' })
     event.context.captureSite = site
   }
+}
+
+/** The CORS verdict for a page at `origin` (see originVerdict), with the site's first-party host if verified. */
+export function captureOriginVerdict(ctx: PluginContext, origin: string, site: ActiveSite): OriginVerdict {
+  const checker = installedFirstParty(ctx)
+  return originVerdict(origin, site, checker ? verifiedFirstPartyHost(checker, site) : undefined)
 }
 
 export function captureSite(event: H3Event): ActiveSite {
@@ -52,7 +60,7 @@ export const invalidCapture = (problems: string[]) => apiError(400, { message: p
  * The visitor a server-side worker forwards: the body's address and user agent with the site's worker secret, else
  * the request's own (the worker's); a secret that is given and wrong is a 401.
  */
-export function workerVisitor(event: H3Event, body: { ip: string, userAgent: string }, trustProxy: boolean): Visitor {
+export function workerVisitor(event: H3Event, body: { ip: string, userAgent: string }, trustProxy: TrustProxy): Visitor {
   return workerTrusted(event, captureSite(event)) ? { ip: body.ip, userAgent: body.userAgent } : requestVisitor(event, trustProxy)
 }
 
