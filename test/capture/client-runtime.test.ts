@@ -11,7 +11,8 @@ import { renderScript, type ScriptSettings } from '../../plugins/capture/script.
 interface Sent { url: string, body: Record<string, any>, contentType?: string, beacon: boolean }
 type Listener = (event: unknown) => void
 
-async function browse(options: { settings: ScriptSettings, url?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean }) {
+async function browse(options: { settings: ScriptSettings, url?: string, scriptSrc?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean }) {
+  const credentials: string[] = []
   const sent: Sent[] = []
   const timers = new Map<number, () => void>()
   let timerId = 0
@@ -34,7 +35,7 @@ async function browse(options: { settings: ScriptSettings, url?: string, stored?
         if (/max-age=0(;|$)/.test(line)) cookies.delete(k!)
         else cookies.set(k!, val.join('='))
       },
-      getElementById: (id: string) => (id === 'dcgate-script' ? { src: 'https://t.example/script?cop_key=ck_1' } : null),
+      getElementById: (id: string) => (id === 'dcgate-script' ? { src: options.scriptSrc ?? 'https://t.example/script?cop_key=ck_1' } : null),
       querySelector: () => null,
       documentElement: { getAttribute: () => null },
       addEventListener: on,
@@ -43,7 +44,7 @@ async function browse(options: { settings: ScriptSettings, url?: string, stored?
         ? { attachShadow: () => (banner.root = { innerHTML: '', click: [], addEventListener: (_: string, fn: Listener) => banner.root!.click.push(fn) } as never), remove: () => void (banner.removed = true) }
         : { getContext: () => null },
     },
-    location: { get href() { return href.href }, get search() { return href.search }, get protocol() { return href.protocol } },
+    location: { get href() { return href.href }, get search() { return href.search }, get protocol() { return href.protocol }, get hostname() { return href.hostname } },
     history: { pushState: (_s: unknown, _t: string, url: string) => void (href = new URL(url, href)), replaceState: (_s: unknown, _t: string, url: string) => void (href = new URL(url, href)) },
     navigator: {
       userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0 Safari/537.36', webdriver: false, plugins: { length: 5 }, languages: ['fr-FR', 'en'], language: 'fr-FR',
@@ -60,7 +61,8 @@ async function browse(options: { settings: ScriptSettings, url?: string, stored?
       removeItem: (k: string) => (failing(), void storage.delete(k)),
     },
     fetch: async (url: string, init: { body: string, headers: Record<string, string>, keepalive: boolean, credentials: string }) => {
-      expect([init.keepalive, init.credentials]).toEqual([true, 'include'])
+      expect(init.keepalive).toBe(true)
+      credentials.push(init.credentials)
       sent.push({ url, body: JSON.parse(init.body), contentType: init.headers['content-type'], beacon: false })
       return { ok: true, json: async () => options.answer ?? { ok: true, consent: { required: false, banner: options.settings.banner } } }
     },
@@ -94,7 +96,7 @@ async function browse(options: { settings: ScriptSettings, url?: string, stored?
     await tick()
   }
   await tick()
-  return { sent, storage, cookies, banner, dcutils, emit, tick, navigate, window }
+  return { sent, credentials, storage, cookies, banner, dcutils, emit, tick, navigate, window }
 }
 
 const collects = (sent: Sent[]) => sent.filter((s) => s.url.startsWith('https://t.example/collect?cop_key=ck_1'))
@@ -123,6 +125,18 @@ describe("banner 'off'", () => {
     expect(Object.keys(seen as object).sort()).toEqual(Object.keys(kept).sort())
     expect(page.dcutils().sessionId()).toBe(hit!.body.sid)
     expect(page.banner.mounted).toBe(false)
+  })
+
+  it("sends cookies only to a host of the page's own site (the first-party host), not to a shared script host", async () => {
+    const shared = await browse({ settings: { forms: [], banner: 'off' } })
+    expect(shared.credentials.length).toBeGreaterThan(0)
+    expect(new Set(shared.credentials)).toEqual(new Set(['omit']))
+    const firstParty = await browse({ settings: { forms: [], banner: 'off' }, scriptSrc: 'https://t.shop.example/script?cop_key=ck_1', url: 'https://www.shop.example/' })
+    expect(firstParty.sent.length).toBeGreaterThan(0)
+    expect(new Set(firstParty.credentials)).toEqual(new Set(['include']))
+    // shop.co.uk's parent co.uk is a public suffix: t.co.uk is not the first-party host of shop.co.uk.
+    const suffix = await browse({ settings: { forms: [], banner: 'off' }, scriptSrc: 'https://t.co.uk/script?cop_key=ck_1', url: 'https://shop.co.uk/' })
+    expect(new Set(suffix.credentials)).toEqual(new Set(['omit']))
   })
 
   it('keeps the visitor and session across page loads', async () => {

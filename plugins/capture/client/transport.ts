@@ -21,15 +21,33 @@ export function createBatcher<T>(send: (items: T[], unloading: boolean) => void,
   }
 }
 
+/** Public suffixes a first-party host's parent may look like (shop.co.uk's co.uk): the server sets no cookie there. */
+const SECOND_LEVEL_SUFFIX = /^(ac|co|com|edu|gob|gov|go|ltd|mil|ne|net|nic|or|org|plc|sch)\.[a-z]{2}$/
+
 /**
- * POSTs a JSON body, with credentials so the first-party host's visitor cookie (set by /collect) is kept. On page unload it uses navigator.sendBeacon (no answer); otherwise fetch with keepalive,
- * resolving to the parsed answer (or undefined on any failure: nothing is ever thrown into the page).
+ * Whether requests to `host` are of the page's own site: the same host, or a sibling under the host's parent
+ * (t.shop.example for www.shop.example). Only such a host, the site's first-party host, sets the visitor cookie;
+ * the server's `plugins/capture/first-party/cookie.ts` cookieDomain draws the same line. Pure.
+ */
+export function sameSite(host: string, pageHost: string): boolean {
+  if (host === pageHost) return true
+  const parent = host.slice(host.indexOf('.') + 1)
+  return parent.includes('.') && !SECOND_LEVEL_SUFFIX.test(parent) && (pageHost === parent || pageHost.endsWith(`.${parent}`))
+}
+
+/**
+ * POSTs a JSON body. On page unload it uses navigator.sendBeacon (no answer); otherwise fetch with keepalive,
+ * resolving to the parsed answer (or undefined on any failure: nothing is ever thrown into the page). Credentials
+ * go only to a host of the page's own site, where the first-party visitor cookie (set by /collect) is kept; a
+ * credentialed answer from elsewhere would be readable only if the server allowed credentials for this page,
+ * which it does not for a site without domains.
  */
 export function post(url: string, body: unknown, unloading = false): Promise<unknown> {
   const json = JSON.stringify(body)
   try {
     if (unloading && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([json], { type: 'text/plain' }))) return Promise.resolve(undefined)
-    return fetch(url, { method: 'POST', body: json, keepalive: true, credentials: 'include', headers: { 'content-type': 'text/plain' } })
+    const credentials = sameSite(new URL(url).hostname, location.hostname) ? 'include' : 'omit'
+    return fetch(url, { method: 'POST', body: json, keepalive: true, credentials, headers: { 'content-type': 'text/plain' } })
       .then((response) => (response.ok ? response.json() : undefined))
       .catch(() => undefined)
   } catch {
