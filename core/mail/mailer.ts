@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto'
-import { mkdir, rename, writeFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
 import type { ConsolaInstance } from 'consola'
 import { createTransport } from 'nodemailer'
-import type { ResolvedConfig } from '../config/schema.ts'
+import { canonicalEmail } from '../identity/email.ts'
 import { maskEmail } from './mask.ts'
+import { createOutbox, DEFAULT_OUTBOX_RETENTION_DAYS } from './outbox.ts'
 
 export interface MailMessage {
+  /** One mailbox. It is sent to in canonical form, with no display name; anything else is refused. */
   to: string
   subject: string
   text: string
@@ -24,16 +23,49 @@ export interface Mailer {
   send: (message: MailMessage) => Promise<SentMail>
   /** `smtp://host:port` (never the password) or `outbox <dir>`, for logs. */
   description: string
+  /** Deletes the outbox files addressed to this address (an erasure); returns how many. */
+  forgetRecipient: (address: string) => Promise<number>
+  /** Deletes outbox files older than mail.outboxRetentionDays; returns how many. */
+  sweepOutbox: (now?: number) => Promise<number>
   close: () => void
+}
+
+/** The recipient is not exactly one mailbox: nothing was sent. */
+export class MailAddressError extends Error {
+  override name = 'MailAddressError'
+  constructor() {
+    super('The recipient is not one email address; nothing was sent')
+  }
+}
+
+export interface MailConfig {
+  dataDir: string
+  mail: { smtp?: string, from: string, outboxRetentionDays?: number }
 }
 
 /**
  * dcgate's own mail (deletion confirmations and the like). With `mail.smtp` set, messages go to that SMTP server
  * (nodemailer). Without it, each message is written as an .eml file to `<dataDir>/outbox/` (readable by dcgate's
- * user only) and the file is logged, so the embedded default works end to end: open the file to follow its links.
+ * user only, erasable per recipient, expiring: ./outbox.ts) and the file is logged, so the embedded default works
+ * end to end: open the file to follow its links. The outbox is swept and erased in both modes, since files written
+ * before an SMTP server was configured stay there.
+ *
+ * Every message goes to the canonical form of its one recipient, given to nodemailer as an address object, so no
+ * text a requester typed is ever read as a display name or a second recipient.
  */
-export function createMailer(config: Pick<ResolvedConfig, 'mail' | 'dataDir'>, logger: ConsolaInstance): Mailer {
+export function createMailer(config: MailConfig, logger: ConsolaInstance): Mailer {
   const from = config.mail.from
+  const outbox = createOutbox(config.dataDir, config.mail.outboxRetentionDays ?? DEFAULT_OUTBOX_RETENTION_DAYS)
+  const outboxDuties = {
+    forgetRecipient: (address: string) => outbox.forget(address),
+    sweepOutbox: (now?: number) => outbox.sweep(now),
+  }
+  const recipient = (message: MailMessage) => {
+    const to = canonicalEmail(message.to)
+    if (!to) throw new MailAddressError()
+    return { to, fields: { ...message, to: { name: '', address: to } } }
+  }
+
   if (config.mail.smtp) {
     const transport = createTransport({
       url: config.mail.smtp,
@@ -44,28 +76,27 @@ export function createMailer(config: Pick<ResolvedConfig, 'mail' | 'dataDir'>, l
     return {
       description: describeSmtp(config.mail.smtp),
       async send(message) {
-        const info = await transport.sendMail({ from, ...message })
-        logger.debug(`mail "${message.subject}" to ${maskEmail(message.to)} sent (${info.response})`)
+        const { to, fields } = recipient(message)
+        const info = await transport.sendMail({ from, ...fields })
+        logger.debug(`mail "${message.subject}" to ${maskEmail(to)} sent (${info.response})`)
         return { messageId: info.messageId }
       },
+      ...outboxDuties,
       close: () => transport.close(),
     }
   }
 
-  const dir = resolve(config.dataDir, 'outbox')
   const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
   return {
-    description: `outbox ${dir}`,
+    description: `outbox ${outbox.dir}`,
     async send(message) {
-      const info = await composer.sendMail({ from, ...message })
-      await mkdir(dir, { recursive: true, mode: 0o700 })
-      const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`)
-      // Written aside, then renamed: whoever watches the outbox never reads half a message.
-      await writeFile(`${file}.part`, info.message as Buffer, { mode: 0o600 })
-      await rename(`${file}.part`, file)
-      logger.info(`mail "${message.subject}" to ${maskEmail(message.to)} written to ${file} (no mail.smtp configured)`)
+      const { to, fields } = recipient(message)
+      const info = await composer.sendMail({ from, ...fields })
+      const file = await outbox.write(to, info.message as Buffer)
+      logger.info(`mail "${message.subject}" to ${maskEmail(to)} written to ${file} (no mail.smtp configured)`)
       return { messageId: info.messageId, outboxFile: file }
     },
+    ...outboxDuties,
     close: () => composer.close(),
   }
 }

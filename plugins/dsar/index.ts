@@ -3,6 +3,7 @@ import { definePlugin } from '../../core/plugin.ts'
 import { DeletionRequest } from './entities.ts'
 import { addConversionEraser } from './erase/conversions.ts'
 import { addIdentifiedUserEraser } from './erase/identified-users.ts'
+import { addOutboxEraser } from './erase/outbox.ts'
 import { addVisitEraser } from './erase/visits.ts'
 import { createDsarJobs } from './jobs.ts'
 import { addConfirmRoute } from './routes/confirm.ts'
@@ -16,7 +17,7 @@ import { createDsar } from './service.ts'
  * Data deletion (DSAR, docs/data-deletion.md): the public request with email confirmation, the private route,
  * the proof and status page, the drop-in form, the hard purge. The erasure itself runs through `dsar:erase`, where
  * every plugin erases its own data; this plugin erases the kernel's (identified users, visits and their events,
- * conversions' stored identity), which no other plugin owns.
+ * conversions' stored identity) and the mails it wrote to the outbox, which no other plugin owns.
  */
 export default definePlugin({
   name: 'dsar',
@@ -28,6 +29,7 @@ export default definePlugin({
     addIdentifiedUserEraser(ctx)
 
     const mailer = createMailer(ctx.config, ctx.logger)
+    addOutboxEraser(ctx, mailer)
     const dsar = createDsar(ctx, mailer)
     addPublicRequestRoute(ctx, dsar)
     addConfirmRoute(ctx, dsar)

@@ -13,6 +13,8 @@ export interface MaintenanceResult {
   mailed: number
   /** Requests hard-purged. */
   purged: number
+  /** Outbox mails deleted because they passed mail.outboxRetentionDays. */
+  outboxExpired: number
 }
 
 /**
@@ -24,6 +26,7 @@ export interface MaintenanceResult {
  *   4. the hard purge: at hard_purge_at (30 days after receipt), whatever personal data of the request remains
  *      (the raw email of a request never confirmed or whose completion mail never went out, the keyed hash, the
  *      token hash) is removed. The proof stays answerable, with the masked email.
+ *   5. outbox mails (<dataDir>/outbox/, no SMTP configured) older than mail.outboxRetentionDays are deleted.
  * dcgate erases in place (rows deleted or columns cleared at once), so no soft-deleted rows wait for the purge.
  */
 export function createDsarJobs(ctx: PluginContext, dsar: Dsar) {
@@ -73,11 +76,18 @@ export function createDsarJobs(ctx: PluginContext, dsar: Dsar) {
     return purged.length
   }
 
+  /** Each instance sweeps its own outbox folder (files, not rows: nothing to claim). */
+  async function expireOutbox(): Promise<number> {
+    const expired = await dsar.sweepOutbox()
+    if (expired) ctx.logger.info(`dsar: deleted ${expired} outbox mail(s) older than ${ctx.config.mail.outboxRetentionDays} day(s)`)
+    return expired
+  }
+
   /** One round of every step; rounds never overlap within an instance. */
   function tick(): Promise<MaintenanceResult> {
     running ??= (async () => {
       try {
-        return { retried: await retryErasures(), mailed: await retryCompletionMails(), purged: await purge() }
+        return { retried: await retryErasures(), mailed: await retryCompletionMails(), purged: await purge(), outboxExpired: await expireOutbox() }
       }
       finally {
         running = undefined

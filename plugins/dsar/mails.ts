@@ -1,14 +1,18 @@
 import type { MailMessage } from '../../core/mail/mailer.ts'
 
-/** The confirmation mail: the single-use link that runs the erasure, and the status page. */
-export function confirmationMail(to: string, siteName: string, confirmUrl: string, statusUrl: string): MailMessage {
+/**
+ * The confirmation mail: the single-use link to the confirmation page, the confirmation code, the status page.
+ * `to` is the canonical address the mail goes to; no name the requester typed appears anywhere.
+ */
+export function confirmationMail(to: string, siteName: string, confirmUrl: string, statusUrl: string, code: string): MailMessage {
   const subject = `Confirm the deletion of your data at ${siteName}`
   const text = [
     `Someone, hopefully you, asked ${siteName} to delete the personal data it holds about ${to}.`,
     '',
-    'To confirm, open this link (it works once; the deletion runs when you open it):',
+    'To confirm, open this link and press the button on the page (nothing is deleted until you do):',
     confirmUrl,
     '',
+    `Confirmation code: ${code}`,
     'Follow the request here at any time:',
     statusUrl,
     '',
@@ -16,8 +20,8 @@ export function confirmationMail(to: string, siteName: string, confirmUrl: strin
   ].join('\n')
   const html = page(subject, `
 <p>Someone, hopefully you, asked ${esc(siteName)} to delete the personal data it holds about <strong>${esc(to)}</strong>.</p>
-<p><a href="${esc(confirmUrl)}">Confirm the deletion</a> (the link works once; the deletion runs when you open it).</p>
-<p>Follow the request at any time on its <a href="${esc(statusUrl)}">status page</a>.</p>
+<p><a href="${esc(confirmUrl)}">Open the confirmation page</a> and press its button to delete your data (nothing is deleted until you do).</p>
+<p>Confirmation code: <code>${esc(code)}</code><br>Follow the request at any time on its <a href="${esc(statusUrl)}">status page</a>.</p>
 <p>If you did not ask for this, ignore this message: nothing is deleted without your confirmation.</p>`)
   return { to, subject, text, html }
 }

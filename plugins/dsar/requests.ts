@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto'
 import { inTransaction } from '../../core/db/transaction.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
+import { emailKeyForm } from '../../core/identity/email.ts'
 import { maskEmail } from '../../core/mail/mask.ts'
 import { oneOff } from './erase/person.ts'
 import type { MerchantLogEntry } from './entities.ts'
@@ -43,8 +44,11 @@ export const tokenHash = (token: string) => createHash('sha256').update(token, '
 export function createRequestStore(ctx: PluginContext) {
   const run = oneOff(ctx.prepared)
 
-  /** A keyed hash of the email for the 24-hour limit; keyed by the site's secret so it matches no identity hash. */
-  const emailKey = (site: ActiveSite, email: string) => createHmac('sha256', `dcgate-dsar:${site.releaseSecret}`).update(email).digest('hex')
+  /**
+   * A keyed hash of the canonical email for the 24-hour limit, its domain in punycode so one mailbox has one key
+   * however it was typed; keyed by the site's secret so it matches no identity hash.
+   */
+  const emailKey = (site: ActiveSite, email: string) => createHmac('sha256', `dcgate-dsar:${site.releaseSecret}`).update(emailKeyForm(email)).digest('hex')
 
   return {
     /**

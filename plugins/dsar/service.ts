@@ -34,7 +34,7 @@ export function createDsar(ctx: PluginContext, mailer: Mailer) {
 
   async function sendConfirmation(row: RequestRow, token: string): Promise<void> {
     try {
-      await mailer.send(confirmationMail(row.email!, siteName(row.site_id), confirmUrl(token), statusUrl(row.code)))
+      await mailer.send(confirmationMail(row.email!, siteName(row.site_id), confirmUrl(token), statusUrl(row.code), row.code))
     }
     catch (error) {
       ctx.logger.warn(`dsar: the confirmation mail for request ${row.code} could not be sent (${mailer.description}): ${error instanceof Error ? error.message : String(error)}`)
@@ -96,6 +96,8 @@ export function createDsar(ctx: PluginContext, mailer: Mailer) {
     confirm: (row: RequestRow, token: string) => background('dsar:confirmation-mail', () => sendConfirmation(row, token)),
     /** Retries a completion mail the job claimed. */
     sendCompletion,
+    /** Deletes expired outbox mails (the job, hourly). */
+    sweepOutbox: () => mailer.sweepOutbox(),
     /** Waits for every mail under way (app:close, tests). */
     async settle(): Promise<void> {
       while (pending.size) await Promise.all([...pending])

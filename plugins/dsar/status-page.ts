@@ -52,6 +52,31 @@ ${log}
 <p>Machine-readable proof: <a href="${esc(info.proofUrl)}">${esc(info.proofUrl)}</a></p>`)
 }
 
+/**
+ * The page behind the emailed link: what will be deleted and one button, a plain form that posts the token (no
+ * script). Opening the page changes nothing; the button does.
+ */
+export function renderConfirmPage(info: { siteName: string, maskedEmail: string, code: string, token: string, action: string, statusUrl: string }): string {
+  return layout(`Delete your data at ${info.siteName}?`, `
+<h1>Delete your data at ${esc(info.siteName)}?</h1>
+<p>Someone, hopefully you, asked ${esc(info.siteName)} to delete the personal data it holds about <strong>${esc(info.maskedEmail)}</strong>.</p>
+<dl>
+<dt>Confirmation code</dt><dd>${esc(info.code)}</dd>
+</dl>
+<form method="post" action="${esc(info.action)}">
+<input type="hidden" name="token" value="${esc(info.token)}">
+<button type="submit">Delete my data</button>
+</form>
+<p>Nothing is deleted until you press the button. If you did not ask for this, close this page.</p>
+<p>Follow the request at any time on its <a href="${esc(info.statusUrl)}">status page</a>.</p>`)
+}
+
+export function renderMissingTokenPage(): string {
+  return layout('Use the button on the confirmation page', `
+<h1>Use the button on the confirmation page</h1>
+<p>This confirmation did not carry its token. Open the link from the email again and press the button on that page.</p>`)
+}
+
 export function renderUnknownPage(): string {
   return layout('Unknown deletion request', `
 <h1>Unknown deletion request</h1>
@@ -83,6 +108,7 @@ h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
 .status{padding:.75rem 1rem;border-left:.35rem solid #666;background:#f3f3f3}
 .status-completed{border-color:#1a7f37}.status-processing{border-color:#9a6700}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dt{font-weight:600}dd{margin:0}
+button{font:inherit;padding:.6rem 1.2rem;border:0;border-radius:.3rem;background:#b42318;color:#fff;cursor:pointer}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
 </style>
 </head>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { startSmtp, type TestSmtp } from './smtp.ts'
-import { bootDsarApp, copKey, pathOf, publicRequest, scanTables, seedPerson, sql, traces, type PersonData } from './support.ts'
+import { bootDsarApp, confirmByButton, copKey, publicRequest, scanTables, seedPerson, sql, traces, type PersonData } from './support.ts'
 
 // What an erasure leaves behind: after it, no table holds the email, its normalised forms, any of its hashes,
 // the phone or the names on that site, while the same person on another site and another person on the same
@@ -46,7 +46,7 @@ describe('the erasure, scanned table by table', () => {
     await publicRequest(app, { email: person.email, cop_key: copKey(app, 'shop') })
     const [mail] = await smtp.waitFor(person.email)
     const confirm = mail!.links.find((link) => link.includes('/public/dsar/confirm?token='))!
-    expect((await app.request(pathOf(confirm))).status).toBe(303)
+    expect((await confirmByButton(app, confirm)).status).toBe(303)
     // The request keeps the raw email until the completion mail is out.
     await smtp.waitFor(person.email, 2)
     await expect.poll(async () => (await sql<{ email: string | null }>(app, `select email from deletion_requests where site_id = 'shop'`))[0]?.email).toBeNull()

@@ -44,10 +44,11 @@ describe('POST /api/v1/data-deletion', () => {
   })
 
   it('400 for an invalid email, 401 without a valid key', async () => {
-    for (const body of [{}, { email: 'nope' }, { email: ['a@example.com'] }]) {
+    const hostile = ['victim@example.com,root', '"Support" <victim@example.com>', 'victim@example.com <root@example.com>', 'vic tim@example.com']
+    for (const body of [{}, { email: 'nope' }, { email: ['a@example.com'] }, ...hostile.map((email) => ({ email }))]) {
       const response = await erase(body)
-      expect(response.status).toBe(400)
-      expect(await response.json()).toEqual({ success: false, message: 'Invalid email' })
+      expect(response.status, JSON.stringify(body)).toBe(400)
+      expect(await response.json()).toEqual({ success: false, message: 'Invalid email', errors: [expect.stringMatching(/^email: must be one email address/)] })
     }
     expect((await erase({ email: 'a@example.com' }, {})).status).toBe(401)
     expect(await (await erase({ email: 'a@example.com' }, {})).json()).toEqual({ message: 'Missing x-dc-key header' })

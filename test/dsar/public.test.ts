@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { REQUEST_MESSAGE } from '../../plugins/dsar/routes/public-request.ts'
 import { startSmtp, type TestSmtp } from './smtp.ts'
-import { bootDsarApp, copKey, pathOf, publicRequest, randomIp, seedPerson, sql } from './support.ts'
+import { bootDsarApp, confirmByButton, confirmForm, copKey, pathOf, postConfirm, publicRequest, randomIp, seedPerson, sql } from './support.ts'
 
 // The public deletion request as a person goes through it: the request, the confirmation mail delivered to a real
 // SMTP server, the link that runs the erasure once, the status page and the proof, the completion mail.
@@ -22,7 +22,7 @@ afterAll(async () => {
 const nextIp = randomIp
 
 describe('POST /public/data-deletion/request', () => {
-  it('mails a confirmation link; the first click erases the data and lands on the status page, a later click re-runs nothing', async () => {
+  it('mails a confirmation link to the canonical address; its page erases nothing, its button erases the data and lands on the status page, a later click re-runs nothing', async () => {
     const key = await app.createKey('shop')
     const person = { email: 'Pat.Doe@Example.com', phone: '+1 650 253 0000', firstName: 'Patrizia', lastName: 'Doevelaar' }
     const { sessions } = await seedPerson(app, 'shop', person, key)
@@ -35,6 +35,9 @@ describe('POST /public/data-deletion/request', () => {
     const [mail] = await smtp.waitFor('pat.doe@example.com')
     expect(mail!.subject).toBe('Confirm the deletion of your data at Shop')
     expect(mail!.from).toBe('privacy@shop.example')
+    // One recipient, the canonical address, with no display name.
+    expect(mail!.to).toEqual(['pat.doe@example.com'])
+    expect(mail!.raw).toMatch(/^To: pat\.doe@example\.com\r?$/m)
     const confirm = mail!.links.find((link) => link.includes('/public/dsar/confirm?token='))!
     const status = mail!.links.find((link) => link.includes('/public/dsar/status/'))!
     expect(confirm).toBeDefined()
@@ -51,7 +54,26 @@ describe('POST /public/data-deletion/request', () => {
     const before = await fetchProof(code)
     expect(before).toMatchObject({ status: 'received', maskedEmail: 'p***@e***.com', completed_at: null, completion_email_sent_at: null, session_records_anonymised: 0 })
 
-    const click = await app.request(pathOf(confirm))
+    // The confirmation code is in the mail and on the page behind the link.
+    expect(mail!.decoded).toContain(`Confirmation code: ${code}`)
+    // Opening the link (the person, or a mail scanner following it) shows a page with a button and erases nothing.
+    for (let open = 0; open < 2; open++) {
+      const opened = await app.request(pathOf(confirm))
+      expect(opened.status).toBe(200)
+      expect(opened.headers.get('content-type')).toContain('text/html')
+      expect(opened.headers.get('content-security-policy')).toMatch(/^default-src 'none';.*form-action 'self' http:\/\/localhost:3000;/)
+      expect(opened.headers.get('referrer-policy')).toBe('no-referrer')
+      const page = await opened.text()
+      expect(page).not.toContain('<script')
+      expect(page).toContain(code)
+      expect(page).toContain('p***@e***.com')
+      expect(page).not.toMatch(/pat\.doe/i)
+      expect(page).toMatch(/<form method="post" action="\/public\/dsar\/confirm">/)
+    }
+    expect(await fetchProof(code)).toMatchObject({ status: 'received', completed_at: null })
+    expect(await sql(app, `select count(*)::int as n from visits where site_id = 'shop' and session_id = any($1::text[]) and email is not null`, [sessions])).toEqual([{ n: 2 }])
+
+    const click = await confirmByButton(app, confirm)
     expect(click.status).toBe(303)
     expect(click.headers.get('location')).toBe(status)
 
@@ -98,8 +120,8 @@ describe('POST /public/data-deletion/request', () => {
   it('clicks arriving together run the erasure once', async () => {
     await publicRequest(app, { email: 'double.click@example.com', cop_key: copKey(app, 'shop') })
     const [mail] = await smtp.waitFor('double.click@example.com')
-    const confirm = mail!.links.find((link) => link.includes('/public/dsar/confirm?token='))!
-    const clicks = await Promise.all([1, 2, 3].map(() => app.request(pathOf(confirm))))
+    const form = await confirmForm(app, mail!.links.find((link) => link.includes('/public/dsar/confirm?token='))!)
+    const clicks = await Promise.all([1, 2, 3].map(() => postConfirm(app, form)))
     expect(clicks.map((r) => r.status)).toEqual([303, 303, 303])
     const code = decodeURIComponent(clicks[0]!.headers.get('location')!.split('/').pop()!)
     const proof = await fetchProof(code)
@@ -162,7 +184,7 @@ describe('POST /public/data-deletion/request', () => {
     for (const [body, status, message] of cases) {
       const response = await publicRequest(app, body, nextIp())
       expect(response.status, JSON.stringify(body)).toBe(status)
-      expect(await response.json()).toEqual({ success: false, message })
+      expect(await response.json()).toEqual({ success: false, message, ...(message === 'Invalid email' ? { errors: [expect.stringMatching(/^email: must be one email address/)] } : {}) })
     }
     const notJson = await app.request('/public/data-deletion/request', { method: 'POST', headers: { 'x-forwarded-for': nextIp() }, body: '[1]' })
     expect(notJson.status).toBe(400)

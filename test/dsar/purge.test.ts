@@ -4,7 +4,7 @@ import { createMailer } from '../../core/mail/mailer.ts'
 import { createDsarJobs } from '../../plugins/dsar/jobs.ts'
 import { createDsar } from '../../plugins/dsar/service.ts'
 import { startSmtp, type TestSmtp } from './smtp.ts'
-import { bootDsarApp, copKey, pathOf, publicRequest, seedPerson, sql } from './support.ts'
+import { bootDsarApp, confirmByButton, copKey, pathOf, publicRequest, seedPerson, sql } from './support.ts'
 
 // The scheduled work: the hard purge 30 days after receipt, the end of the 24-hour key, and the retries of an
 // erasure or a completion mail that failed. Each step claims its rows, so two instances never do one twice.
@@ -41,7 +41,7 @@ describe('hard purge', () => {
     const unconfirmed = await request('never.clicked@example.com')
     const completed = await request('clicked@example.com')
     smtp.refuse = true
-    expect((await app.request(pathOf(completed.confirm))).status).toBe(303)
+    expect((await confirmByButton(app, completed.confirm)).status).toBe(303)
     // The completion mail could not go out: the email stays, for the retry.
     await expect.poll(async () => (await proof(completed.code)).merchant_log.map((e: { event: string }) => e.event)).toContain('completion_email_failed')
     smtp.refuse = false
@@ -81,7 +81,7 @@ describe('retries', () => {
   it('a completion mail that failed is sent by the next round, then the email is dropped', async () => {
     const { code, confirm } = await request('retry.mail@example.com')
     smtp.refuse = true
-    await app.request(pathOf(confirm))
+    await confirmByButton(app, confirm)
     await expect.poll(async () => (await proof(code)).merchant_log.map((e: { event: string }) => e.event)).toContain('completion_email_failed')
     smtp.refuse = false
     await instance().tick()

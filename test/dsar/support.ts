@@ -57,6 +57,28 @@ export function publicRequest(app: TestApp, body: unknown, ip = randomIp(), head
 /** The path and query of a link, to request it in process. */
 export const pathOf = (link: string) => { const url = new URL(link); return `${url.pathname}${url.search}` }
 
+/** The confirmation page's form: where its button posts, and the token it carries. */
+export async function confirmForm(app: TestApp, link: string): Promise<{ action: string, token: string }> {
+  const page = await app.request(pathOf(link))
+  expect(page.status).toBe(200)
+  const html = await page.text()
+  const action = /<form method="post" action="([^"]+)">/.exec(html)?.[1]
+  const token = /<input type="hidden" name="token" value="([A-Za-z0-9_-]+)">/.exec(html)?.[1]
+  expect(action, 'the page has a form that posts').toBeDefined()
+  expect(token, 'the form carries the token').toBeDefined()
+  return { action: action!, token: token! }
+}
+
+/** Presses the confirmation page's button: a form POST of the token, as a browser sends it. */
+export function postConfirm(app: TestApp, form: { action: string, token: string }): Promise<Response> {
+  return app.request(form.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: form.token }).toString() })
+}
+
+/** What a person does with the emailed link: opens the page (which erases nothing), then presses its button. */
+export async function confirmByButton(app: TestApp, link: string): Promise<Response> {
+  return postConfirm(app, await confirmForm(app, link))
+}
+
 export interface PersonData {
   email: string
   phone: string

@@ -1,10 +1,12 @@
 import * as v from 'valibot'
 import { apiError } from '../../../core/http/errors.ts'
-import { normalizeEmail } from '../../../core/identity/normalize.ts'
+import { canonicalEmail, EMAIL_MESSAGE } from '../../../core/identity/email.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import type { Dsar } from '../service.ts'
 
 const failure = (status: number, message: string) => apiError(status, { success: false, message })
+/** The spec's "Invalid email", naming the field and the rule; never the value. */
+const invalidEmail = () => apiError(400, { success: false, message: 'Invalid email', errors: [`email: ${EMAIL_MESSAGE}`] })
 
 const Answer = v.object({
   success: v.literal(true),
@@ -31,8 +33,8 @@ export function addPrivateRoute(ctx: PluginContext, dsar: Dsar): void {
     invalid: (problems) => failure(400, problems.join('; ')),
     handler: async (event, { body }) => {
       const site = event.context.site!
-      const email = typeof body.email === 'string' && body.email.length <= 254 ? normalizeEmail(body.email) : undefined
-      if (!email) throw failure(400, 'Invalid email')
+      const email = canonicalEmail(body.email)
+      if (!email) throw invalidEmail()
       const row = await dsar.store.createPrivate(site, email)
       const outcome = await dsar.erase(row.id, 'api')
       if (outcome !== 'completed') throw apiError(500, { success: false, message: `The erasure did not complete; it is retried automatically (confirmation code ${row.code}). Retry the call to be sure.` })

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { clientIp } from '../../../core/http/client-ip.ts'
 import { apiError } from '../../../core/http/errors.ts'
-import { normalizeEmail } from '../../../core/identity/normalize.ts'
+import { canonicalEmail, EMAIL_MESSAGE } from '../../../core/identity/email.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import { overIpLimit } from '../rate-limit.ts'
 import type { Dsar } from '../service.ts'
@@ -12,8 +12,10 @@ import type { Dsar } from '../service.ts'
  * limits keep it from being used to flood an inbox.
  */
 const CORS = { 'access-control-allow-origin': '*', 'vary': 'Origin' }
-const failure = (status: number, message: string, headers: Record<string, string> = {}) =>
-  apiError(status, { success: false, message }, { ...CORS, ...headers })
+const failure = (status: number, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+  apiError(status, { success: false, message, ...extra }, { ...CORS, ...headers })
+/** The spec's "Invalid email", naming the field and the rule; never the value. */
+const invalidEmail = () => failure(400, 'Invalid email', {}, { errors: [`email: ${EMAIL_MESSAGE}`] })
 
 /** Said to every accepted request, new or repeated, whether or not the site holds anything about the email. */
 export const REQUEST_MESSAGE = 'Your request has been received. We have sent a confirmation link to this email address: '
@@ -54,8 +56,8 @@ export function addPublicRequestRoute(ctx: PluginContext, dsar: Dsar): void {
       const site = typeof body.cop_key === 'string' && body.cop_key ? ctx.sites.byCopKey(body.cop_key) : undefined
       if (!site) throw failure(400, body.cop_key === undefined || body.cop_key === '' ? 'cop_key: is required' : 'Invalid cop_key')
       if (!site.config.deletion.enabled) throw failure(403, 'Deletion requests are switched off for this site; contact the site owner')
-      const email = typeof body.email === 'string' && body.email.length <= 254 ? normalizeEmail(body.email) : undefined
-      if (!email) throw failure(400, 'Invalid email')
+      const email = canonicalEmail(body.email)
+      if (!email) throw invalidEmail()
       const wait = await overIpLimit(ctx.storage, clientIp(event, ctx.config.server.trustProxy))
       if (wait) throw failure(429, 'Too many deletion requests from this address; try again later', { 'retry-after': String(wait) })
 
