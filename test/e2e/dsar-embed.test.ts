@@ -1,7 +1,7 @@
 /**
  * The drop-in deletion form in a real Chromium against a real dcgate process (issue 8, done-when): the form renders
- * where its tag sits, a request from it sends a real SMTP mail, the mail's link completes the erasure and lands on
- * the status page, the proof shows `completed` with a masked email, and a second request within 24 hours answers
+ * where its tag sits, a request from it sends a real SMTP mail, the mail's link opens a page whose button completes
+ * the erasure and lands on the status page, the proof shows `completed` with a masked email, and a second request within 24 hours answers
  * the same and sends no mail. dcgate mails to an SMTP server in this process (test/dsar/smtp.ts).
  */
 import { randomBytes } from 'node:crypto'
@@ -48,7 +48,7 @@ afterAll(async () => {
 const sql = async <T = Record<string, any>>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as T[]
 
 describe('the drop-in deletion form in Chromium', () => {
-  it('renders an accessible email box where its tag sits; a request mails a link that completes the erasure; the proof shows completed with a masked email', async () => {
+  it('renders an accessible email box where its tag sits; a request mails a link whose page and button complete the erasure; the proof shows completed with a masked email', async () => {
     await identify(EMAIL)
     expect(await sql('select email from identified_users where site_id = $1', [SITE])).toEqual([{ email: 'erin.embed@example.com' }])
 
@@ -81,9 +81,15 @@ describe('the drop-in deletion form in Chromium', () => {
     const status = mail!.links.find((link) => link.includes('/public/dsar/status/'))!
     const code = decodeURIComponent(status.split('/').pop()!)
 
-    // The person opens the link: the erasure runs and the browser lands on the status page.
+    // The person opens the link: a page with the confirmation code and one button; opening it erases nothing.
     const landing = await browser.newPage()
     await landing.goto(confirm)
+    expect(await landing.getByRole('heading', { level: 1 }).textContent()).toBe('Delete your data at E2E shop?')
+    expect(await landing.content()).toContain(code)
+    expect(await landing.locator('script').count()).toBe(0)
+    expect(await sql('select count(*)::int as n from identified_users where site_id = $1', [SITE])).toEqual([{ n: 1 }])
+    // The button posts the token; the erasure runs and the browser lands on the status page.
+    await Promise.all([landing.waitForURL(status), landing.getByRole('button', { name: 'Delete my data' }).click()])
     expect(landing.url()).toBe(status)
     expect(await landing.getByRole('heading', { level: 1 }).textContent()).toBe('Data deletion request at E2E shop')
     expect(await landing.locator('.status').textContent()).toBe('Completed: the data has been deleted.')
