@@ -1,15 +1,18 @@
+import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeServer, type FakeServer } from '../fakes/server.ts'
 import { killAllChildren, sleep, startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
 
 // `kill -9` between accepting a conversion and delivering it loses nothing: the outbox row was committed
 // with the conversion, and after a restart the worker takes it over once the dead process's lease runs out.
+// The attempt the kill cut short is counted in the report.
+const ZAPIER_SECRET = 'crash-zapier-secret-0123456789'
 let platform: FakeServer
 let server: ServerProcess
 let hang = true
 
 beforeAll(async () => {
-  // Answers like Meta's Graph API, but holds the first call open: the delivery is in flight when we kill.
+  // Answers like Meta's Graph API, but holds the next call open after `hang` is set: the delivery is in flight when we kill.
   platform = await startFakeServer(async () => {
     if (hang) {
       hang = false
@@ -21,7 +24,7 @@ beforeAll(async () => {
     config: `export default {
       plugins: ['intake', 'export'],
       delivery: { leaseSeconds: 2, workerIntervalMs: 100 },
-      sites: [{ id: 'demo', name: 'Demo', destinations: { meta: { pixelId: '1234567890', accessToken: 'token', baseUrl: '${platform.url}' } } }],
+      sites: [{ id: 'demo', name: 'Demo', destinations: { meta: { pixelId: '1234567890', accessToken: 'token', baseUrl: '${platform.url}' } }, sources: { zapier: { secret: '${ZAPIER_SECRET}' } } }],
     }\n`,
   })
 })
@@ -32,7 +35,7 @@ afterAll(async () => {
 })
 
 describe('a crash mid-delivery', () => {
-  it('loses nothing: after a restart the pending delivery is sent', async () => {
+  it('loses nothing: after a restart the pending delivery is sent, and the cut attempt is counted', async () => {
     const created = await server.cli(['keys', 'create', '--site', 'demo', '--name', 'crash', '--json'])
     const { key } = JSON.parse(created.stdout) as { key: string }
     const inFlight = fetch(`${server.url}/api/v1/conversions/automation`, {
@@ -47,9 +50,29 @@ describe('a crash mid-delivery', () => {
     await server.restart()
     await expect.poll(() => platform.requests.length, { timeout: 15_000, interval: 200 }).toBe(2)
     expect(JSON.parse(platform.requests[1]!.body).data[0].event_id).toBe('crash-order-1')
-    await expect.poll(async () => {
-      const listed = await server.cli(['deliveries', 'list', '--site', 'demo', '--json'])
-      return (JSON.parse(listed.stdout) as { message_id: string, status: string }[]).map((d) => [d.message_id, d.status])
-    }, { timeout: 10_000 }).toEqual([['crash-order-1', 'sent']])
+    // Two attempts: the inline one the kill cut short, and the worker's after the restart.
+    await expect.poll(() => listed(), { timeout: 10_000 }).toEqual([['crash-order-1', 'sent', 2]])
   })
+
+  it('counts an attempt the worker claimed when the process died', async () => {
+    // A signed zapier body: stored and answered at once, then claimed and sent by the worker.
+    const raw = JSON.stringify({ event: 'Purchase', messageId: 'crash-order-2', properties: { value: 20, currency: 'USD' }, context: { traits: { email: 'crash@example.com' } } })
+    const signature = `sha256=${createHmac('sha256', ZAPIER_SECRET).update(raw).digest('hex')}`
+    const copKey = (JSON.parse((await server.cli(['sites', 'list', '--json'])).stdout) as { id: string, cop_key: string }[]).find((s) => s.id === 'demo')!.cop_key
+    hang = true
+    const stored = await fetch(`${server.url}/api/v1/conversions/zapier/${copKey}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-dcgate-signature': signature }, body: raw })
+    expect(stored.status).toBe(200)
+    await expect.poll(() => platform.requests.length, { timeout: 10_000 }).toBe(3)
+
+    expect(await server.stop('SIGKILL')).toBeNull()
+    await server.restart()
+    await expect.poll(() => platform.requests.length, { timeout: 15_000, interval: 200 }).toBe(4)
+    expect(JSON.parse(platform.requests[3]!.body).data[0].event_id).toBe('crash-order-2')
+    await expect.poll(() => listed(), { timeout: 10_000 }).toEqual([['crash-order-2', 'sent', 2], ['crash-order-1', 'sent', 2]])
+  }, 60_000)
 })
+
+async function listed(): Promise<[string, string, number][]> {
+  const { stdout } = await server.cli(['deliveries', 'list', '--site', 'demo', '--json'])
+  return (JSON.parse(stdout) as { message_id: string, status: string, attempts: number }[]).map((d) => [d.message_id, d.status, d.attempts])
+}
