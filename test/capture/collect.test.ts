@@ -23,7 +23,8 @@ beforeAll(async () => {
     plugins: ['intake', 'capture', 'export'],
     server: { trustProxy: true },
     capture: { flushIntervalMs: 20 },
-    delivery: { workerIntervalMs: 25 },
+    // A pixel conversion with a page-chosen id is sent without the grace a signed copy could supersede it in.
+    delivery: { workerIntervalMs: 25, publicGraceSeconds: 0 },
     sites: [
       {
         id: 'shop', name: 'Shop', domains: ['shop.example'],
@@ -199,9 +200,10 @@ describe('POST /collect', () => {
     })
     expect(response.status).toBe(202)
     const [conversion] = await sql<Record<string, any>[]>('select * from conversions where message_id = ?', ['order-77'])
-    expect(conversion).toMatchObject({ source: 'pixel', confirmation: 'tracked', standard_event: 'Purchase', value: 19.5, currency: 'EUR', order_id: '77', session_id: session })
-    await expect.poll(() => fake.requests.filter((r) => r.body.includes('"id":"order-77"')).length, { timeout: 5000 }).toBe(1)
-    const sent = JSON.parse(fake.requests.find((r) => r.body.includes('"id":"order-77"'))!.body) as { events: { clickIds: Record<string, string>, ip: string }[] }
+    expect(conversion).toMatchObject({ source: 'pixel', confirmation: 'tracked', trust: 'public', standard_event: 'Purchase', value: 19.5, currency: 'EUR', order_id: '77', session_id: session })
+    // Public, so under its own event id: a page cannot occupy a trusted id at the platform.
+    await expect.poll(() => fake.requests.filter((r) => r.body.includes('"id":"public:order-77"')).length, { timeout: 5000 }).toBe(1)
+    const sent = JSON.parse(fake.requests.find((r) => r.body.includes('"id":"public:order-77"'))!.body) as { events: { clickIds: Record<string, string>, ip: string }[] }
     expect(sent.events[0]).toMatchObject({ clickIds: { gclid: 'px-gclid' }, ip: US_IP })
   })
 })
