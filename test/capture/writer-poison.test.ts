@@ -110,7 +110,7 @@ describe('capture writer with rows the database refuses', () => {
     expect(letters.find((l) => l.code === '22P05')!.row).toContain('https://shop.example/\u0000secret@example.com')
     expect(writer.deadLettered).toBe(4)
     // The log says how many rows of which table and error, never what they held.
-    const warning = lines.find((line) => line.includes('refused'))!
+    const warning = lines.find((line) => line.includes('could not be stored'))!
     expect(warning).toMatch(/4 row\(s\).*page_events 22P05/)
     expect(lines.join('\n')).not.toMatch(/secret@example\.com|203\.0\.113\.77|shop\.example/)
 

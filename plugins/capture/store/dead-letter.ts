@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import type { ConsolaInstance } from 'consola'
 
 /** Dead-letter files are deleted this long after their day: they hold rows as received, personal data included. */
 const KEEP_DAYS = 30
@@ -19,6 +20,8 @@ export interface Rejected {
 
 export interface DeadLetter {
   put: (entry: Rejected) => void
+  /** Files these, and logs how many of which table and error: never their values (personal data). */
+  putAll: (entries: readonly Rejected[]) => void
   /** Moves a whole journal segment that could not be read into the dead-letter directory. */
   putSegment: (segment: string, reason: string) => void
   /** Rows and lines set aside since start. */
@@ -31,7 +34,7 @@ export interface DeadLetter {
  * its column, a journal line that is not a record), so that one bad row never holds back the others. One file a day,
  * `<dir>/<YYYY-MM-DD>.ndjson`, readable by dcgate's user only, deleted after KEEP_DAYS.
  */
-export function openDeadLetter(dir: string): DeadLetter {
+export function openDeadLetter(dir: string, logger: ConsolaInstance): DeadLetter {
   let count = 0
   let day = ''
   const ready = () => {
@@ -42,11 +45,29 @@ export function openDeadLetter(dir: string): DeadLetter {
     expire(dir)
     return today
   }
+  const put = (entry: Rejected) => {
+    appendFileSync(join(dir, `${ready()}.ndjson`), `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 })
+    count++
+  }
   return {
-    put(entry) {
-      const file = join(dir, `${ready()}.ndjson`)
-      appendFileSync(file, `${JSON.stringify({ at: new Date().toISOString(), ...entry })}\n`, { mode: 0o600 })
-      count++
+    put,
+    putAll(entries) {
+      if (entries.length === 0) return
+      const kinds = new Map<string, number>()
+      let lost = 0
+      for (const entry of entries) {
+        const kind = `${entry.table} ${entry.code}`
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+        try {
+          put(entry)
+        }
+        catch {
+          lost++ // the disk is full or the directory gone: the log line below still counts them
+        }
+      }
+      const list = [...kinds].map(([kind, n]) => `${n} × ${kind}`).join(', ')
+      const where = lost ? `${entries.length - lost} set aside in ${dir}, ${lost} could not be filed there either` : `set aside in ${dir}`
+      logger.warn(`capture: ${entries.length} row(s) could not be stored (${list}), ${where}; the others were written`)
     },
     putSegment(segment, reason) {
       ready()

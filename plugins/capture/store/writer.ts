@@ -50,7 +50,7 @@ interface Unwritten { rows: PendingRows, segment: string | undefined, bytes: num
  */
 export function createCaptureWriter(options: CaptureWriterOptions): CaptureWriter {
   const journal = openJournal(options.journalDir)
-  const deadLetter = openDeadLetter(options.deadLetterDir)
+  const deadLetter = openDeadLetter(options.deadLetterDir, options.logger)
   const maxBytes = options.maxPendingBytes ?? Infinity
   let pending = new PendingRows()
   let unwritten: Unwritten[] = []
@@ -99,31 +99,12 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
         options.onError(error)
         return
       }
-      setAside(refused)
+      deadLetter.putAll(refused)
       unwritten = unwritten.slice(1)
       unwrittenBytes -= next.bytes
       if (next.segment) journal.remove(next.segment)
       spare = next.rows
     }
-  }
-
-  /** Files the refused rows, and logs how many of which table and error: never their values (personal data). */
-  const setAside = (refused: readonly Rejected[]) => {
-    if (refused.length === 0) return
-    const kinds = new Map<string, number>()
-    let lost = 0
-    for (const row of refused) {
-      const kind = `${row.table} ${row.code}`
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
-      try {
-        deadLetter.put(row)
-      }
-      catch {
-        lost++
-      }
-    }
-    const list = [...kinds].map(([kind, n]) => `${n} × ${kind}`).join(', ')
-    options.logger.warn(`capture: the database refused ${refused.length} row(s) (${list}); the others were written${lost ? `; ${lost} could not be filed in ${deadLetter.dir} either` : `; set aside in ${deadLetter.dir}`}`)
   }
 
   /**
@@ -159,11 +140,11 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       journal.keep(segment)
       unwritten.push({ rows, segment, bytes: rows.bytes })
       unwrittenBytes += rows.bytes
-      setAside(refused)
+      deadLetter.putAll(refused)
       options.onError(error)
       return
     }
-    setAside(refused)
+    deadLetter.putAll(refused)
     journal.remove(segment)
     options.logger.info(`capture: wrote ${rows.hits} journaled hit(s) left by an earlier process`)
   }
