@@ -1,6 +1,6 @@
 import type { ConsolaInstance } from 'consola'
 import { createTransport } from 'nodemailer'
-import { canonicalEmail } from '../identity/email.ts'
+import { canonicalEmail, emailKeyForm } from '../identity/email.ts'
 import { maskEmail } from './mask.ts'
 import { createOutbox, DEFAULT_OUTBOX_RETENTION_DAYS } from './outbox.ts'
 
@@ -50,8 +50,8 @@ export interface MailConfig {
  * end to end: open the file to follow its links. The outbox is swept and erased in both modes, since files written
  * before an SMTP server was configured stay there.
  *
- * Every message goes to the canonical form of its one recipient, given to nodemailer as an address object, so no
- * text a requester typed is ever read as a display name or a second recipient.
+ * Every message goes to the canonical form of its one recipient (its domain in punycode), given to nodemailer as an
+ * address object, so no text a requester typed is ever read as a display name or a second recipient.
  */
 export function createMailer(config: MailConfig, logger: ConsolaInstance): Mailer {
   const from = config.mail.from
@@ -63,7 +63,8 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance): Maile
   const recipient = (message: MailMessage) => {
     const to = canonicalEmail(message.to)
     if (!to) throw new MailAddressError()
-    return { to, fields: { ...message, to: { name: '', address: to } } }
+    // The domain goes in punycode: every mail server takes it, with or without SMTPUTF8.
+    return { to, fields: { ...message, to: { name: '', address: emailKeyForm(to) } } }
   }
 
   if (config.mail.smtp) {
