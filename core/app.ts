@@ -3,7 +3,7 @@ import { H3, type H3Event, HTTPError } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { ResolvedConfig } from './config/schema.ts'
-import { createLogger, isDebug } from './logger.ts'
+import { createLogger, isDebug, withoutPersonalData } from './logger.ts'
 import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type DcgateHooks } from './hooks.ts'
 import { resolvePlugins, runPlugins, type PluginContext, type PluginDefinition } from './plugin.ts'
 import { createRegistry, type AnyDefinition } from './registry.ts'
@@ -58,7 +58,8 @@ export interface DcgateApp {
  * opens the database, migrates, syncs sites, installs the kernel routes and runs each plugin's setup.
  */
 export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<DcgateApp> {
-  const logger = options.logger ?? createLogger()
+  // Every plugin logs through this one; database errors lose their statement, parameters and detail on the way out.
+  const logger = withoutPersonalData(options.logger ?? createLogger())
   const hooks = createDcgateHooks()
   const plugins = resolvePlugins(config.plugins, options.builtInPlugins ?? builtInPlugins)
   const registry = createRegistry(options.adapters ?? adapters, config.sites)

@@ -1,6 +1,7 @@
 import { createHooks, type Hookable } from 'hookable'
 import type { ConsolaInstance } from 'consola'
 import type { DeliveryDecision } from './delivery/pipeline.ts'
+import { toLoggable } from './db/loggable-error.ts'
 
 type HookResult = void | Promise<void>
 
@@ -41,8 +42,16 @@ export interface DcgateHooks {
 
 export type DcgateHookable = Hookable<DcgateHooks>
 
+/**
+ * Every `error` listener (an error tracker, an alert) gets the error without personal data: a database error's
+ * statement, parameters and detail are withheld (core/db/loggable-error.ts), however the hook was called.
+ */
 export function createDcgateHooks(): DcgateHookable {
-  return createHooks<DcgateHooks>()
+  const hooks = createHooks<DcgateHooks>()
+  hooks.beforeEach((event) => {
+    if (event.name === 'error') event.args[0] = toLoggable(event.args[0])
+  })
+  return hooks
 }
 
 type HookArgs<K extends keyof DcgateHooks> = Parameters<DcgateHooks[K]>
@@ -72,7 +81,8 @@ export async function callHookSafe<K extends keyof DcgateHooks>(
 }
 
 /** Logs an error and hands it to the `error` hook; a failing `error` listener is only logged. */
-export async function reportError(hooks: DcgateHookable, logger: ConsolaInstance, error: unknown, context: ErrorContext): Promise<void> {
+export async function reportError(hooks: DcgateHookable, logger: ConsolaInstance, raw: unknown, context: ErrorContext): Promise<void> {
+  const error = toLoggable(raw)
   logger.error(`[${context.source}]${context.path ? ` ${context.path}` : ''}`, error)
   try {
     await hooks.callHookParallel('error', error, context)

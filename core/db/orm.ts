@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations'
 import { BootError } from '../errors.ts'
 import { startEmbeddedDatabase } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
+import { withoutStatement } from './loggable-error.ts'
 import { connectionSettings, createQueryGuard, registerQueryGuard, withoutStatementTimeout, type DatabaseTimeouts } from './timeouts.ts'
 import { Site } from './entities/site.ts'
 import { ApiKey } from './entities/api-key.ts'
@@ -44,7 +45,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   try {
     const guard = createQueryGuard(options.timeouts)
     const base = ormOptions(url, options.entities, Boolean(embedded), options.timeouts)
-    const orm = await MikroORM.init({ ...base, pool: { ...base.pool, afterCreate: guard.afterCreate }, logger: options.log ?? (() => {}) })
+    const log = options.log ?? (() => {})
+    const orm = await MikroORM.init({
+      ...base,
+      pool: { ...base.pool, afterCreate: guard.afterCreate },
+      // knex's own warnings (a pooled connection dropped) go to the same place, never to stdout, without a statement.
+      driverOptions: { ...base.driverOptions, log: knexLog(log) },
+      logger: log,
+    })
     registerQueryGuard(orm, guard)
     return {
       orm,
@@ -80,6 +88,11 @@ export function ormOptions(url: string, entities: readonly EntitySchema[], embed
     allowGlobalContext: false,
     debug: false,
   })
+}
+
+function knexLog(log: (message: string) => void) {
+  const write = (message: unknown) => log(`knex: ${withoutStatement(message instanceof Error ? message.message : String(message))}`)
+  return { warn: write, error: write, deprecate: write, debug: () => {} }
 }
 
 /** postgresql://user:secret@host/db → postgresql://user:***@host/db */

@@ -69,7 +69,8 @@ export function createQueryGuard(timeouts: DatabaseTimeouts | undefined): Guard 
     if (!limitMs || lifted > 0) return () => {}
     const timer = setTimeout(() => {
       const error = new DatabaseTimeoutError(`The database did not answer within ${limitMs} ms; the connection was closed`)
-      client.__knex__disposed = error
+      // A string: knex logs it when it drops the connection, and would log the statement it adds to an error's message.
+      client.__knex__disposed = error.message
       client.connection?.stream?.destroy(error)
     }, limitMs)
     return () => clearTimeout(timer)
