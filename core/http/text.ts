@@ -5,6 +5,14 @@
  * webhook sources): NUL removed, an unpaired surrogate replaced by U+FFFD, as `String.prototype.toWellFormed` does.
  */
 
+declare global {
+  // ES2024, in Node.js since 20; the project's TypeScript lib is older.
+  interface String {
+    isWellFormed: () => boolean
+    toWellFormed: () => string
+  }
+}
+
 /** `refuse`: a 4xx naming the field (the default). `clean`: NUL removed, unpaired surrogates → U+FFFD. */
 export type TextPolicy = 'refuse' | 'clean'
 

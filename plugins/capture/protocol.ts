@@ -25,7 +25,7 @@ const PropValue = v.union([v.pipe(v.string(), v.maxLength(1000)), v.number(), v.
 /** Properties a conversion takes into a column (plugins/capture/pixel.ts), at most as long as the column holds. */
 export const PROP_COLUMN_LENGTHS: Readonly<Record<string, number>> = { order_id: 255, content_name: 500, content_category: 255 }
 
-const PropsFitColumns = v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+const PropsFitColumns = v.rawCheck<Record<string, string | number | boolean | null>>(({ dataset, addIssue }) => {
   if (!dataset.typed) return
   for (const [key, max] of Object.entries(PROP_COLUMN_LENGTHS)) {
     const value = dataset.value[key]
