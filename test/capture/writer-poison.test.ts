@@ -142,14 +142,17 @@ describe('capture writer with rows the database refuses', () => {
     const poison = batch('replay-poison-1', 1)
     poison.events[0]!.title = 'A\u0000B'
     const [good, bad, later] = journalLines([batch('replay-good-1', 2), poison, batch('replay-good-2', 1)])
-    const segment = orphanSegment(dir, [good!, '{"format":4,"e":5}\n', 'not json at all\n', bad!, later!, '{"format":4,"e":[["cut'])
+    orphanSegment(dir, [good!, '{"format":4,"e":5}\n', 'not json at all\n', bad!, later!, '{"format":4,"e":[["cut'])
+    // A "segment" that cannot be read at all: moved aside whole.
+    mkdirSync(join(dir, 'journal', '999999989-1-1.ndjson'))
     const { writer } = writerIn(dir)
     await writer.start()
     expect(await pages('replay-good-1')).toBe(2)
     expect(await pages('replay-good-2')).toBe(1)
     expect(await stored(poison.events[0]!.id)).toBe(false)
-    expect(deadLetters(dir).map((l) => `${l.table} ${l.code}`).sort()).toEqual(['journal unreadable', 'journal unreadable', 'journal unreadable', 'page_events 22P05'])
-    expect(readdirSync(join(dir, 'journal'))).not.toContain(segment.split('/').pop())
+    expect(deadLetters(dir).map((l) => `${l.table} ${l.code}`).sort()).toEqual(['journal unreadable', 'journal unreadable', 'journal unreadable', 'journal unreadable', 'page_events 22P05'])
+    expect(readdirSync(join(dir, 'journal')).filter((f) => f.startsWith('99999'))).toEqual([])
+    expect(readdirSync(join(dir, 'dead-letter'))).toContain('999999989-1-1.segment')
     await writer.stop()
   })
 

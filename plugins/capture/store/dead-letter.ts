@@ -86,6 +86,11 @@ function expire(dir: string): void {
   const cutoff = Date.now() - KEEP_DAYS * DAY_MS
   for (const name of readdirSync(dir)) {
     const file = join(dir, name)
-    if (statSync(file).mtimeMs < cutoff) rmSync(file, { force: true })
+    try {
+      if (statSync(file).mtimeMs < cutoff) rmSync(file, { force: true })
+    }
+    catch {
+      // gone meanwhile, or not ours to delete: the next day's round tries again
+    }
   }
 }

@@ -118,8 +118,13 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       lines = journal.read(segment)
     }
     catch (error) {
-      deadLetter.putSegment(segment, error instanceof Error ? error.message : String(error))
-      options.logger.warn(`capture: journal segment ${segment} could not be read; moved to ${deadLetter.dir}`)
+      try {
+        deadLetter.putSegment(segment, error instanceof Error ? error.message : String(error))
+        options.logger.warn(`capture: journal segment ${segment} could not be read; moved to ${deadLetter.dir}`)
+      }
+      catch {
+        options.logger.warn(`capture: journal segment ${segment} could not be read nor moved; it is left where it is`)
+      }
       return
     }
     const rows = new PendingRows()
