@@ -95,7 +95,8 @@ export function unixSecondsAt(value: unknown, path: string): Date | undefined {
 
 /** The buyer's IP when it is one; anything else is dropped rather than refusing a paid order over it. */
 export function ipAt(value: unknown): string | undefined {
-  return typeof value === 'string' && isIP(value.trim()) !== 0 ? value.trim() : undefined
+  // 45: the longest address written out; an IPv6 zone (fe80::1%eth0) may be any length and fits no column.
+  return typeof value === 'string' && value.trim().length <= 45 && isIP(value.trim()) !== 0 ? value.trim() : undefined
 }
 
 /** The object without its undefined fields, so conversions compare and serialise cleanly. */

@@ -150,7 +150,8 @@ export type IdentifyBody = v.InferOutput<typeof IdentifyBody>
 
 /** What a server-side worker adds to a body it forwards: the visitor's own address and user agent. */
 const ForwardedVisitor = {
-  ip: v.pipe(v.string(), v.ip('must be an IPv4 or IPv6 address')),
+  // 45: the longest address written out; an IPv6 zone (fe80::1%eth0) may be any length and fits no column.
+  ip: v.pipe(v.string(), v.maxLength(45, 'must be an IPv4 or IPv6 address'), v.ip('must be an IPv4 or IPv6 address')),
   userAgent: v.pipe(v.string(), v.maxLength(2048)),
 }
 

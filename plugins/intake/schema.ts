@@ -71,7 +71,8 @@ export const ConversionRequest = v.looseObject({
       dc_session_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(128))),
       customer_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(255))),
     }, v.pipe(v.string('must be a string'), v.maxLength(2048)))),
-    ip: v.optional(v.pipe(v.string(), v.ip('must be an IPv4 or IPv6 address'))),
+    // 45: the longest address written out; an IPv6 zone (fe80::1%eth0) may be any length and fits no column.
+    ip: v.optional(v.pipe(v.string(), v.maxLength(45, 'must be an IPv4 or IPv6 address'), v.ip('must be an IPv4 or IPv6 address'))),
     userAgent: v.optional(Text(2048)),
     page: v.optional(v.looseObject({ url: v.optional(Text(4096)) })),
   })),

@@ -121,6 +121,14 @@ describe('fields longer than their column are refused by name', () => {
     expect(errors.some((error) => error.startsWith('context.traits.email: '))).toBe(true)
   })
 
+  it('an IPv6 address with a zone id of any length (which node and valibot call an address): refused by name', async () => {
+    const ip = `fe80::1%${'z'.repeat(100)}`
+    const answer = await automation({ ...base, context: { ip } })
+    expect(answer).toMatchObject({ status: 422, body: { errors: ['context.ip: must be an IPv4 or IPv6 address'] } })
+    const worker = { v: 1, sid: 'zone_session_0001', vid: 'zone_visitor_0001', hits: [{ t: 'pageview', ts: Date.now(), url: 'https://shop.example/' }], ip, userAgent: 'Mozilla/5.0' }
+    expect(await post(`/collect/worker?cop_key=${server.copKey}`, JSON.stringify(worker))).toMatchObject({ status: 400, body: { errors: ['ip: must be an IPv4 or IPv6 address'] } })
+  })
+
   it('an automation tool\'s event name longer than the webhook type column is stored', async () => {
     const answer = await webhook('zapier', JSON.stringify({ ...base, event: `Lead ${'x'.repeat(200)}`, messageId: 'long-event-1' }))
     expect(answer.status).toBe(200)
