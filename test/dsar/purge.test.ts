@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { createMailer } from '../../core/mail/mailer.ts'
@@ -21,9 +23,9 @@ afterAll(async () => {
 })
 
 /** The job as another dcgate instance runs it: its own mailer and workflow over the same database. */
-function instance() {
+function instance(mail: Partial<typeof app.dcgate.context.config.mail> = {}) {
   const ctx = app.dcgate.context
-  return createDsarJobs(ctx, createDsar(ctx, createMailer(ctx.config, ctx.logger)))
+  return createDsarJobs(ctx, createDsar(ctx, createMailer({ ...ctx.config, mail: { ...ctx.config.mail, ...mail } }, ctx.logger)))
 }
 
 async function request(email: string): Promise<{ code: string, confirm: string }> {
@@ -74,6 +76,27 @@ describe('hard purge', () => {
     await sql(app, `update deletion_requests set received_at = now() - interval '24 hours 1 minute' where code = $1`, [code])
     await instance().tick()
     expect((await row(code)).email_key).toBeNull()
+  })
+})
+
+describe('outbox expiry', () => {
+  it('each round deletes outbox mails older than mail.outboxRetentionDays, SMTP configured or not', async () => {
+    // Mails written before an SMTP server was configured: one from 4 days ago, one from yesterday. (Under the
+    // default 7 days, so the app's own rounds leave them alone; this instance keeps mails 3 days.)
+    const outbox = join(app.dataDir, 'outbox')
+    mkdirSync(outbox, { recursive: true })
+    const stale = join(outbox, '2026-01-01T00-00-00-000Z-00000000.eml')
+    const fresh = join(outbox, '2026-01-08T00-00-00-000Z-00000001.eml')
+    for (const [file, daysAgo] of [[stale, 4], [fresh, 1]] as const) {
+      writeFileSync(file, 'To: someone@example.com\nSubject: old\n\nhttps://example.com/link\n', { mode: 0o600 })
+      const then = new Date(Date.now() - daysAgo * 86_400_000)
+      utimesSync(file, then, then)
+    }
+    expect((await instance({ outboxRetentionDays: 3 }).tick()).outboxExpired).toBe(1)
+    expect(existsSync(stale)).toBe(false)
+    // The fresh one stays, renamed under its recipient's tag so an erasure finds it.
+    expect(readdirSync(outbox)).toEqual([expect.stringMatching(/^[0-9a-f]{32}-2026-01-08T00-00-00-000Z-00000001\.eml$/)])
+    expect((await instance({ outboxRetentionDays: 3 }).tick()).outboxExpired).toBe(0)
   })
 })
 
