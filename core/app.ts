@@ -11,6 +11,7 @@ import { coreEntities, openDatabase, type Database } from './db/orm.ts'
 import { declaredBodyLimit } from './http/body.ts'
 import { createPreparedRunner } from './db/prepared.ts'
 import { migrate } from './db/migrate.ts'
+import { holdPeerLock, type PeerLock } from './db/peer-lock.ts'
 import { createDcgateStorage } from './storage.ts'
 import { syncSites } from './sites/sync.ts'
 import { createKeyVerifier } from './auth/verifier.ts'
@@ -66,9 +67,11 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
   const storage = createDcgateStorage(config.storage, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
+  let peerLock: PeerLock | undefined
   const close = once(async () => {
     await callHookSafe(hooks, logger, 'app:close')
     await storage.dispose().catch((error: unknown) => logger.warn('closing storage failed', error))
+    await peerLock?.close()
     await database?.close()
   })
   try {
@@ -81,6 +84,17 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       timeouts: config.database,
     })
     const { orm } = database
+    // Several instances on one PostgreSQL need Redis; the embedded database belongs to this process alone.
+    if (config.database.url) {
+      peerLock = await holdPeerLock({
+        url: config.database.url,
+        sharedStorage: Boolean(config.storage.url),
+        allowPeers: config.server.allowMemoryStorageWithPeers,
+        connectTimeoutMs: config.database.connectTimeoutMs,
+        queryTimeoutMs: config.database.statementTimeoutMs,
+        logger,
+      })
+    }
     const runMigrations = () => migrate(orm, config.database.url, config.database.connectTimeoutMs)
     const applied = await runMigrations()
     if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
