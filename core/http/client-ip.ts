@@ -29,12 +29,15 @@ const TRUE_MEANS = ['loopback', 'private'] as const
 /** Entries walked at most; past them the last one reached is taken (a long chain is hostile or misconfigured). */
 const MAX_HOPS = 20
 
-type Address = ipaddr.IPv4 | ipaddr.IPv6
-type Cidr = [Address, number]
+/** One hop of the chain, parsed once: IPv4 as a number (the common case, compared with bit masks), else IPv6. */
+interface Hop { text: string, v4?: number, v6?: ipaddr.IPv6 }
+
+/** Compiled ranges: IPv4 as [network, mask] numbers, IPv6 as ipaddr.js CIDRs. */
+interface Ranges { v4: [number, number][], v6: [ipaddr.IPv6, number][] }
 
 interface Trust {
   /** Whether the hop at `position` (0 = the TCP peer, 1 = the rightmost X-Forwarded-For entry, …) is a proxy. */
-  isProxy: (address: string, position: number) => boolean
+  isProxy: (hop: Hop, position: number) => boolean
 }
 
 /**
@@ -54,13 +57,13 @@ export function clientIp(event: H3Event, trustProxy: TrustProxy): string | undef
 export function socketPeer(event: H3Event): string | undefined {
   const req = event.req as { ip?: string, runtime?: { node?: { req?: { socket?: { remoteAddress?: string } } } } }
   const address = req.runtime?.node?.req?.socket?.remoteAddress ?? req.ip
-  return address ? toAddressText(address.split('%')[0]!) : undefined
+  return address ? toHop(address.split('%')[0]!)?.text : undefined
 }
 
 /** Whether an address is a loopback one (127.0.0.0/8, ::1, and 127.x written as IPv4-mapped IPv6). */
 export function isLoopback(address: string): boolean {
-  const text = toAddressText(address)
-  return text !== undefined && inRanges(text, LOOPBACK)
+  const hop = toHop(address)
+  return hop !== undefined && inRanges(hop, LOOPBACK)
 }
 
 /**
@@ -70,15 +73,18 @@ export function isLoopback(address: string): boolean {
 export function resolveClientIp(peer: string | undefined, forwardedFor: string | null | undefined, trustProxy: TrustProxy): string | undefined {
   const trust = compileTrust(trustProxy)
   if (!trust) return peer
-  if (peer !== undefined && !trust.isProxy(peer, 0)) return peer
+  if (peer !== undefined) {
+    const hop = toHop(peer)
+    if (!hop || !trust.isProxy(hop, 0)) return peer
+  }
   if (!forwardedFor) return peer
   const entries = forwardedFor.split(',')
   let client = peer
   for (let i = entries.length - 1, position = 1; i >= 0 && position <= MAX_HOPS; i--, position++) {
-    const address = toAddressText(stripPort(entries[i]!.trim()))
-    if (address === undefined) break
-    client = address
-    if (!trust.isProxy(address, position)) break
+    const hop = toHop(stripPort(entries[i]!.trim()))
+    if (!hop) break
+    client = hop.text
+    if (!trust.isProxy(hop, position)) break
   }
   return client
 }
@@ -92,54 +98,42 @@ export function proxyEntryProblem(entry: string): string | undefined {
 
 /** Compiled per option value: the config is resolved once, so its list is one object for the process's life. */
 const compiledLists = new WeakMap<readonly string[], Trust>()
+const LOOPBACK = compileRanges(PROXY_RANGE_NAMES.loopback)
 const TRUST_TRUE: Trust = listTrust(TRUE_MEANS)
-const LOOPBACK = compiledRanges(PROXY_RANGE_NAMES.loopback)
 
 function compileTrust(trustProxy: TrustProxy): Trust | undefined {
   if (trustProxy === false || trustProxy === 0) return undefined
   if (trustProxy === true) return TRUST_TRUE
-  if (typeof trustProxy === 'number') return { isProxy: (_address, position) => position < trustProxy }
+  if (typeof trustProxy === 'number') return { isProxy: (_hop, position) => position < trustProxy }
   let trust = compiledLists.get(trustProxy)
   if (!trust) compiledLists.set(trustProxy, trust = listTrust(trustProxy))
   return trust
 }
 
 function listTrust(entries: readonly string[]): Trust {
-  const ranges = entries.flatMap((entry) => compiledRanges(entry in PROXY_RANGE_NAMES ? PROXY_RANGE_NAMES[entry as keyof typeof PROXY_RANGE_NAMES] : [entry]))
-  // Proxies are few, and their addresses repeat on every request: remember the verdicts (bounded: peers vary).
-  const verdicts = new Map<string, boolean>()
-  return {
-    isProxy(address) {
-      let verdict = verdicts.get(address)
-      if (verdict === undefined) {
-        verdict = inRanges(address, ranges)
-        if (verdicts.size >= 1000) verdicts.clear()
-        verdicts.set(address, verdict)
-      }
-      return verdict
-    },
-  }
+  const ranges = compileRanges(entries.flatMap((entry) => entry in PROXY_RANGE_NAMES ? PROXY_RANGE_NAMES[entry as keyof typeof PROXY_RANGE_NAMES] : [entry]))
+  return { isProxy: (hop) => inRanges(hop, ranges) }
 }
 
-function compiledRanges(entries: readonly string[]): Cidr[] {
-  return entries.flatMap((entry): Cidr[] => {
-    if (entry.includes('/')) return ipaddr.isValidCIDR(entry) ? [ipaddr.parseCIDR(entry)] : []
-    if (!isIP(entry)) return []
-    const address = ipaddr.process(entry)
-    return [[address, address.kind() === 'ipv4' ? 32 : 128]]
-  })
+function compileRanges(entries: readonly string[]): Ranges {
+  const ranges: Ranges = { v4: [], v6: [] }
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : isIP(entry) !== 0
+    if (!valid) continue
+    const [address, bits] = entry.includes('/') ? ipaddr.parseCIDR(entry) : [ipaddr.parse(entry), isIP(entry) === 4 ? 32 : 128]
+    if (address.kind() === 'ipv4') {
+      const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0
+      ranges.v4.push([(dottedQuad(address.toString())! & mask) >>> 0, mask])
+    }
+    else ranges.v6.push([address as ipaddr.IPv6, bits])
+  }
+  return ranges
 }
 
-function inRanges(text: string, ranges: readonly Cidr[]): boolean {
-  let address: Address
-  try {
-    address = ipaddr.process(text)
-  }
-  catch {
-    return false
-  }
-  // A range is matched in its own family; an IPv4 range also matches the same address written IPv4-mapped.
-  return ranges.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits))
+function inRanges(hop: Hop, ranges: Ranges): boolean {
+  const { v4, v6 } = hop
+  if (v4 !== undefined) return ranges.v4.some(([network, mask]) => ((v4 & mask) >>> 0) === network)
+  return v6 !== undefined && ranges.v6.some(([network, bits]) => v6.match(network, bits))
 }
 
 /** `1.2.3.4:80` → `1.2.3.4`, `[2001:db8::1]:80` → `2001:db8::1` (some proxies append the port). */
@@ -152,12 +146,36 @@ function stripPort(entry: string): string {
   return colon > 0 && colon === entry.lastIndexOf(':') ? entry.slice(0, colon) : entry
 }
 
-/** A valid address in the form dcgate stores (IPv4-mapped IPv6 as IPv4), or undefined when it is not an address. */
-function toAddressText(text: string): string | undefined {
-  const family = isIP(text)
-  if (family === 4) return text
-  if (family !== 6 || text.includes('%')) return undefined
-  if (!text.toLowerCase().startsWith('::ffff:')) return text
-  const address = ipaddr.process(text)
-  return address.kind() === 'ipv4' ? address.toString() : text
+/** A valid address, in the form dcgate stores (IPv4-mapped IPv6 as IPv4), or undefined when it is not one. */
+function toHop(text: string): Hop | undefined {
+  const v4 = dottedQuad(text)
+  if (v4 !== undefined) return { text, v4 }
+  // IPv6 (45 characters at most, with an IPv4 tail); a zone id (fe80::1%eth0) is not an address to store.
+  if (text.length > 45 || !text.includes(':') || text.includes('%') || isIP(text) !== 6) return undefined
+  const v6 = ipaddr.IPv6.parse(text)
+  if (!v6.isIPv4MappedAddress()) return { text, v6 }
+  const mapped = v6.toIPv4Address().toString()
+  return { text: mapped, v4: dottedQuad(mapped) }
+}
+
+/** A dotted quad without leading zeros as an unsigned 32-bit number, parsed by hand: the common case, and fast. */
+function dottedQuad(text: string): number | undefined {
+  let value = 0
+  let octet = -1
+  let dots = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 46) {
+      if (octet < 0 || ++dots > 3) return undefined
+      value = value * 256 + octet
+      octet = -1
+    }
+    else if (c >= 48 && c <= 57) {
+      if (octet === 0) return undefined // a leading zero: octal to some parsers; refuse rather than guess
+      octet = octet < 0 ? c - 48 : octet * 10 + c - 48
+      if (octet > 255) return undefined
+    }
+    else return undefined
+  }
+  return dots === 3 && octet >= 0 ? value * 256 + octet : undefined
 }
