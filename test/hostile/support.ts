@@ -106,7 +106,8 @@ export function sampleBody(server: HostileServer, route: AnyRoute): Record<strin
     'POST /collect/worker': { ...collect, ...worker },
     'POST /identify': identify,
     'POST /identify/worker': { ...identify, ...worker },
-    'POST /api/v1/conversions/automation': { ...AUTOMATION, messageId: `hostile-${Math.random()}` },
+    // A held event: its row keeps the most columns (IP, user agent, the email for the release).
+    'POST /api/v1/conversions/automation': { ...AUTOMATION, event: 'qualified_lead', messageId: `hostile-${Math.random()}` },
     'POST /api/v1/crm-release/:api_key/:secret': { event_name: 'qualified_lead', email: 'ann@shop.example' },
     'POST /public/data-deletion/request': { email: 'ann@shop.example', cop_key: server.copKey, pageUrl: 'https://shop.example/privacy' },
     'POST /api/v1/data-deletion': { email: 'nobody@shop.example' },
