@@ -19,8 +19,8 @@ const invalidEmail = () => failure(400, 'Invalid email', {}, { errors: [`email: 
 
 /** Said to every accepted request, new or repeated, whether or not the site holds anything about the email. */
 export const REQUEST_MESSAGE = 'Your request has been received. We have sent a confirmation link to this email address: '
-  + 'your data is deleted once you open it. If no email arrives, check your spam folder; a new request for the same '
-  + 'address is possible after 24 hours.'
+  + 'open it and press the button on that page to have your data deleted. If no email arrives, check your spam '
+  + 'folder; a new request for the same address is possible after 24 hours.'
 
 const RequestBody = v.object({
   email: v.optional(v.unknown()),
@@ -47,7 +47,8 @@ export function addPublicRequestRoute(ctx: PluginContext, dsar: Dsar): void {
     summary: 'Ask a site to delete the data it holds about an email (confirmed by email)',
     description: 'Body {email, cop_key, pageUrl?}. Always the same answer for a valid request, whatever data exists. '
       + 'One request per email and site per 24 hours (a repeat gets the same answer and no mail); at most 10 requests '
-      + 'per IP address an hour (429). The person receives a single-use confirmation link and a status link.',
+      + 'per IP address an hour (429). Email: exactly one mailbox; the request, the 24-hour rule and the mail use its canonical form '
+      + '(trimmed, lower case). The person receives a single-use link to a confirmation page, the confirmation code and a status link.',
     tags: ['Data deletion'],
     body: RequestBody,
     responses: { 200: Answer, 400: { description: 'Invalid email; missing or invalid cop_key' }, 403: { description: 'Deletion requests are switched off for this site' }, 429: { description: 'Too many requests from this address' } },
