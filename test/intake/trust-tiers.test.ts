@@ -43,14 +43,14 @@ afterAll(async () => {
 })
 
 /** The page's Purchase, as the tracking script sends `dcutils.track('Purchase', props, { id })`. */
-function pixelPurchase(target: TestApp, siteId: string, id: string, value: number, currency: string) {
+function pixelPurchase(target: TestApp, siteId: string, id: string, value: number, currency: string, orderId?: string) {
   const copKey = target.dcgate.context.sites.byId(siteId)!.copKey
   return target.request(`/collect?cop_key=${copKey}`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8', 'user-agent': CHROME, 'x-forwarded-for': '73.162.0.1' },
     body: JSON.stringify({
       v: 1, sid: `sess-${siteId}-${id}`, vid: 'visitor-attacker', consent: 'granted',
-      hits: [{ t: 'event', ts: Date.now(), url: 'https://shop.example/thanks', name: 'Purchase', id, props: { value, currency } }],
+      hits: [{ t: 'event', ts: Date.now(), url: 'https://shop.example/thanks', name: 'Purchase', id, props: { value, currency, ...(orderId ? { order_id: orderId } : {}) } }],
     }),
   })
 }
@@ -140,7 +140,7 @@ describe('a public conversion past its grace', () => {
   let short: TestApp
   beforeAll(async () => {
     short = await bootTestApp({
-      plugins: ['intake', 'capture'],
+      plugins: ['intake', 'capture', 'export'],
       server: { trustProxy: true },
       capture: { flushIntervalMs: 20 },
       delivery: { workerIntervalMs: 25, publicGraceSeconds: 1 },
@@ -153,10 +153,10 @@ describe('a public conversion past its grace', () => {
 
   it('is delivered under its distinct event id, so it cannot occupy the trusted id at the platform', async () => {
     const sentAt = Date.now()
-    expect((await pixelPurchase(short, 'graced', 'order-9001', 42, 'EUR')).status).toBe(202)
+    expect((await pixelPurchase(short, 'graced', 'order-9001', 0.01, 'USD', '9001')).status).toBe(202)
     await expect.poll(() => received('graced', 'public:order-9001').length, { timeout: 10_000 }).toBe(1)
     expect(Date.now() - sentAt).toBeGreaterThanOrEqual(1000)
-    expect(received('graced', 'public:order-9001')[0]).toMatchObject({ value: 42, currency: 'EUR' })
+    expect(received('graced', 'public:order-9001')[0]).toMatchObject({ value: 0.01, currency: 'USD' })
     expect(received('graced', 'order-9001')).toEqual([])
 
     // The shop's signed copy, later still, is stored and reaches the platform under the real id.
@@ -166,7 +166,15 @@ describe('a public conversion past its grace', () => {
       ['woocommerce', 'woocommerce-order-9001', 'sent'],
       ['pixel', 'order-9001', 'sent'],
     ])
-    expect(received('graced', 'woocommerce-order-9001')).toHaveLength(1)
+    expect(received('graced', 'woocommerce-order-9001')).toEqual([expect.objectContaining({ value: 42, currency: 'EUR' })])
+
+    // Both share order id 9001; the export's fold by order id does not let the public one hide the real order.
+    const key = await short.createKey('graced')
+    const exported = async () => {
+      const response = await short.request(`/api/v1/export/conversions?until=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { headers: { 'x-dc-key': key } })
+      return ((await response.json()) as { data: { order_id: string, value: number, currency: string }[] }).data.map((r) => [r.order_id, r.value, r.currency])
+    }
+    await expect.poll(exported, { timeout: 10_000 }).toEqual([['9001', 0.01, 'USD'], ['9001', 42, 'EUR']])
   })
 
   it('an id dcgate made (a body without messageId) is public but waits no grace', async () => {
