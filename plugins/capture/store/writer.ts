@@ -109,10 +109,10 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
 
   /**
    * A dead process's journal segment: written first, its unreadable lines and refused rows set aside. When the
-   * database does not take writes now, its rows wait for the next flushes (boot goes on), and the segment stays
-   * until they are written.
+   * database does not take writes now (or did not for an earlier segment: `tryNow` false), its rows wait for the
+   * next flushes (boot goes on), and the segment stays until they are written. Resolves whether it was written.
    */
-  const replay = async (segment: string) => {
+  const replay = async (segment: string, tryNow: boolean): Promise<boolean> => {
     let lines: string[]
     try {
       lines = journal.read(segment)
@@ -125,7 +125,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       catch {
         options.logger.warn(`capture: journal segment ${segment} could not be read nor moved; it is left where it is`)
       }
-      return
+      return true
     }
     const rows = new PendingRows()
     const refused: Rejected[] = []
@@ -138,20 +138,20 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
         refused.push({ table: 'journal', code: 'unreadable', reason: error instanceof Error ? error.message : String(error), row: line })
       }
     }
-    try {
-      if (!rows.empty) await writeIsolating(options.prepared, rows, (row) => refused.push(row))
-    }
-    catch (error) {
+    const written = tryNow && await writeIsolating(options.prepared, rows, (row) => refused.push(row)).then(() => true, (error: unknown) => {
+      options.onError(error)
+      return false
+    })
+    deadLetter.putAll(refused)
+    if (!written) {
       journal.keep(segment)
       unwritten.push({ rows, segment, bytes: rows.bytes })
       unwrittenBytes += rows.bytes
-      deadLetter.putAll(refused)
-      options.onError(error)
-      return
+      return false
     }
-    deadLetter.putAll(refused)
     journal.remove(segment)
     options.logger.info(`capture: wrote ${rows.hits} journaled hit(s) left by an earlier process`)
+    return true
   }
   const flush = () => {
     running = running.then(flushNow)
@@ -181,7 +181,8 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     flush,
     async start() {
       // Hits a crashed process acknowledged but had not written: write them first, then forget the segment.
-      for (const segment of journal.orphans()) await replay(segment)
+      let written = true
+      for (const segment of journal.orphans()) written = await replay(segment, written) && written
       timer = setInterval(() => void flush(), options.flushIntervalMs)
       timer.unref()
     },
