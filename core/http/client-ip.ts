@@ -91,7 +91,7 @@ export function resolveClientIp(peer: string | undefined, forwardedFor: string |
 
 /** Why a trustProxy list entry is wrong, or undefined when it is an address, a CIDR or a range name. */
 export function proxyEntryProblem(entry: string): string | undefined {
-  if (entry in PROXY_RANGE_NAMES) return undefined
+  if (isRangeName(entry)) return undefined
   if (entry.includes('/') ? ipaddr.isValidCIDR(entry) : isIP(entry) !== 0) return undefined
   return `must be an IP address, a CIDR such as 10.0.0.0/8, or one of ${Object.keys(PROXY_RANGE_NAMES).map((name) => `'${name}'`).join(', ')}`
 }
@@ -100,6 +100,11 @@ export function proxyEntryProblem(entry: string): string | undefined {
 const compiledLists = new WeakMap<readonly string[], Trust>()
 const LOOPBACK = compileRanges(PROXY_RANGE_NAMES.loopback)
 const TRUST_TRUE: Trust = listTrust(TRUE_MEANS)
+
+/** Own keys only: `'toString' in PROXY_RANGE_NAMES` is true too. */
+function isRangeName(entry: string): entry is keyof typeof PROXY_RANGE_NAMES {
+  return Object.hasOwn(PROXY_RANGE_NAMES, entry)
+}
 
 function compileTrust(trustProxy: TrustProxy): Trust | undefined {
   if (trustProxy === false || trustProxy === 0) return undefined
@@ -111,7 +116,7 @@ function compileTrust(trustProxy: TrustProxy): Trust | undefined {
 }
 
 function listTrust(entries: readonly string[]): Trust {
-  const ranges = compileRanges(entries.flatMap((entry) => entry in PROXY_RANGE_NAMES ? PROXY_RANGE_NAMES[entry as keyof typeof PROXY_RANGE_NAMES] : [entry]))
+  const ranges = compileRanges(entries.flatMap((entry) => isRangeName(entry) ? PROXY_RANGE_NAMES[entry] : [entry]))
   return { isProxy: (hop) => inRanges(hop, ranges) }
 }
 

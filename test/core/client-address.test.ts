@@ -5,13 +5,15 @@
  */
 import { serve } from 'h3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { TrustProxy } from '../../core/http/client-ip.ts'
+import type { ConfigInput } from '../../core/config/schema.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { bootDsarApp, copKey, publicRequest } from '../dsar/support.ts'
 
 const TOR_EXIT = '93.95.230.253' // in plugins/capture/intel/data/tor-exits.txt
 const UK_IP = '81.2.69.142' // in the United Kingdom in the bundled geo data
 const COP_KEY = 'cop_client_address_0123456789'
+
+type TrustProxy = NonNullable<NonNullable<ConfigInput['server']>['trustProxy']>
 
 let n = 0
 const sid = () => `addr${String(++n).padStart(8, '0')}x${Date.now()}`

@@ -113,9 +113,10 @@ describe('server.trustProxy in the config', () => {
     expect(problems(1.5)).toEqual(['server.trustProxy: must be a whole number of proxy hops'])
     expect(problems([])).toEqual(['server.trustProxy: must list at least one proxy (false trusts none)'])
     expect(problems('yes')).toEqual(['server.trustProxy: must be true, false, a number of proxy hops, or a list of proxy addresses and CIDRs'])
-    expect(problems(['10.0.0.0/8', '10.0.0.0/33', 'lan'])).toEqual([
+    expect(problems(['10.0.0.0/8', '10.0.0.0/33', 'lan', 'toString'])).toEqual([
       "server.trustProxy[1]: must be an IP address, a CIDR such as 10.0.0.0/8, or one of 'loopback', 'private'",
       "server.trustProxy[2]: must be an IP address, a CIDR such as 10.0.0.0/8, or one of 'loopback', 'private'",
+      "server.trustProxy[3]: must be an IP address, a CIDR such as 10.0.0.0/8, or one of 'loopback', 'private'",
     ])
   })
 })
