@@ -55,6 +55,17 @@ describe('text the tracking script and the webhooks send is cleaned and stored',
     ])
   })
 
+  it('a raw NUL in a /collect body (not valid JSON) is removed like an escaped one', async () => {
+    const nul = String.fromCharCode(0)
+    const body = `{"v":1,"sid":"raw_nul_session_01","vid":"raw_nul_visitor_1","consent":"granted","hits":[{"t":"pageview","ts":${Date.now()},"url":"https://shop.example/r${nul}aw${nul}"}]}`
+    expect((await collect(body)).status).toBe(202)
+    const [row] = await eventually(async () => {
+      const found = await sql<{ url: string }>('select url from page_events where session_id = $1', ['raw_nul_session_01'])
+      return found.length ? found : undefined
+    })
+    expect(row).toEqual({ url: 'https://shop.example/raw' })
+  })
+
   it('an identification whose form fields hold a NUL is stored without it', async () => {
     const body = `{"v":1,"sid":"cleaned_session_0002","vid":"cleaned_visitor_02","email":"nul.name@shop.example","via":"form","consent":"granted","fields":{"first_name":"An\\u0000n"}}`
     expect((await post(`/identify?cop_key=${server.copKey}`, body)).status).toBe(202)

@@ -68,6 +68,10 @@ describe('the check for text PostgreSQL cannot store', () => {
     }), { numRuns: 2000 })
   })
 
+  it('needs no look for a raw NUL in valid JSON: JSON has none, in a string or between values', () => {
+    for (const text of ['{"a":"x\0"}', '{"a":1}\0', '\0{"a":1}', '{"a":\01}', '{"a\0":1}']) expect(() => JSON.parse(text)).toThrow(SyntaxError)
+  })
+
   it('cleans as toWellFormed does, and removes NULs, raw or escaped', () => {
     expect(JSON.parse(cleanJsonText('{"title":"cut \\ud83d","ok":"\\ud83d\\ude00","n\\u0000":"a\\u0000b","lit":"\\\\u0000"}')))
       .toEqual({ title: 'cut \uFFFD', ok: '😀', n: 'ab', lit: '\\u0000' })
