@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import woocommerce from '../../adapters/sources/woocommerce/index.ts'
 import { zapier } from '../../adapters/sources/automation/index.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
+import { resolveConfig } from '../../core/config/load.ts'
+import { BootError } from '../../core/errors.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from './test-platform.ts'
@@ -184,5 +186,22 @@ describe('a public conversion past its grace', () => {
     const [row] = (await report(short, 'graced')).filter((r) => r.message_id === messageId)
     expect(Date.parse(row!.next_attempt_at)).toBeLessThanOrEqual(Date.now())
     await expect.poll(() => received('graced', `public:${messageId}`).length, { timeout: 10_000 }).toBe(1)
+  })
+})
+
+describe('delivery.publicGraceSeconds', () => {
+  it('defaults to 120, takes 0 to turn the grace off, and refuses what is not a whole number of seconds up to an hour', () => {
+    expect(resolveConfig({}, {}).delivery.publicGraceSeconds).toBe(120)
+    expect(resolveConfig({ delivery: { publicGraceSeconds: 0 } }, {}).delivery.publicGraceSeconds).toBe(0)
+    for (const bad of [-1, 3601, 1.5, '60']) {
+      let details: string[] = []
+      try {
+        resolveConfig({ delivery: { publicGraceSeconds: bad } }, {})
+      }
+      catch (error) {
+        details = error instanceof BootError ? error.details : []
+      }
+      expect(details).toEqual([expect.stringMatching(/^delivery\.publicGraceSeconds: /)])
+    }
   })
 })
