@@ -134,6 +134,22 @@ describe('hostile input on every route of the route table, over HTTP', () => {
     expect(failures).toEqual([])
   }, 300_000)
 
+  it('routes outside the table (added on the app itself) answer hostile input without a 5xx', async () => {
+    const outside = [
+      ['POST', '/api/v1/crm-release'], ['POST', `/api/v1/crm-release/${server.copKey}`], ['POST', '/api/v1/crm-release/%00'],
+      ['OPTIONS', '/public/data-deletion/request'], ['GET', '/openapi.json'], ['GET', '/docs'], ['GET', '/docs/scalar.js'], ['POST', '/nope%00'],
+    ] as const
+    const failures: string[] = []
+    for (const [method, path] of outside) {
+      for (const body of [undefined, '{"a":"\\u0000"}', DEEP, '\u0000']) {
+        const response = await fetch(`${server.url}${path}?q=%00`, { method, body: method === 'GET' ? undefined : body, headers: { 'content-type': 'application/json' } })
+        await response.arrayBuffer()
+        if (response.status >= 500) failures.push(`${method} ${path}: ${response.status}`)
+      }
+    }
+    expect(failures).toEqual([])
+  })
+
   it('names the query field that holds a NUL, on a route that refuses it', async () => {
     const held = routes.find((route) => route.path === '/admin/api/sites/:id/held')!
     const answer = await send(held, { rawQuery: 'status=held%00' })
