@@ -55,9 +55,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   /** Calls the platform and decides the row's next state; `record` writes it. */
   const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<RowUpdate> => {
     const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
-    // A public conversion whose messageId a trusted one took meanwhile (a race with the intake, or a release) is not sent.
-    const stored = given ? undefined : (await sql<ConversionRow[]>(`select c.*, (select t.source from conversions t where c.trust = 'public'
-      and t.site_id = c.site_id and t.message_id = c.message_id and t.trust = 'trusted' limit 1) as superseded_by from conversions c where c.id = ?`, [row.conversion_id]))[0]
+    const stored = given ? undefined : (await sql<ConversionRow[]>(READ_CONVERSION, [row.conversion_id]))[0]
     const event = given ?? (stored ? toEvent(stored) : undefined)
     // A skip is no attempt: the count the claim added is taken back.
     const skipped = (error: string): RowUpdate => ({
@@ -135,6 +133,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     },
   }
 }
+
+/**
+ * The stored conversion, and for a public one the source of a trusted conversion that took its messageId meanwhile
+ * (it arrived at the same moment as the intake's lookup, or the public one was held and released later): not sent.
+ */
+const READ_CONVERSION = `select c.*, (select t.source from conversions t where c.trust = 'public' and t.site_id = c.site_id
+    and t.message_id = c.message_id and t.trust = 'trusted' limit 1) as superseded_by
+  from conversions c where c.id = ?`
 
 function tooOld(occurredAt: Date, maxDays: number, platform: string): string | undefined {
   const days = (Date.now() - occurredAt.getTime()) / 86_400_000

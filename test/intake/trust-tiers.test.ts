@@ -145,7 +145,8 @@ describe('a public conversion past its grace', () => {
       plugins: ['intake', 'capture', 'export'],
       server: { trustProxy: true },
       capture: { flushIntervalMs: 20 },
-      delivery: { workerIntervalMs: 25, publicGraceSeconds: 1 },
+      // A retry comes 3 to 6 s after a failed attempt: time to send the trusted copy in between.
+      delivery: { workerIntervalMs: 25, publicGraceSeconds: 1, retryBaseMs: 6000 },
       sites: [site('graced')],
     }, { adapters: [testPlatform, woocommerce, zapier], builtInPlugins })
   })
@@ -177,6 +178,20 @@ describe('a public conversion past its grace', () => {
       return ((await response.json()) as { data: { order_id: string, value: number, currency: string }[] }).data.map((r) => [r.order_id, r.value, r.currency])
     }
     await expect.poll(exported, { timeout: 10_000 }).toEqual([['9001', 0.01, 'USD'], ['9001', 42, 'EUR']])
+  })
+
+  it('a public conversion waiting for a retry is superseded at that retry by a trusted copy stored meanwhile', async () => {
+    fake.queue({ status: 503, body: { message: 'Service unavailable' } })
+    await unsignedZapier(short, 'graced', { event: 'Purchase', messageId: 'woocommerce-order-7001', properties: { value: 0.01, currency: 'USD' } })
+    const zapierRow = async () => (await report(short, 'graced')).find((r) => r.message_id === 'woocommerce-order-7001' && r.source === 'zapier')
+    await expect.poll(async () => (await zapierRow())?.status, { timeout: 10_000 }).toBe('retrying')
+
+    await signedWooOrder(short, 'graced', 7001, '199.00', 'EUR')
+    await expect.poll(async () => (await zapierRow())?.status, { timeout: 15_000 }).toBe('skipped')
+    expect(await zapierRow()).toMatchObject({ attempts: 1, error: 'superseded by a woocommerce conversion with the same messageId' })
+    await expect.poll(() => received('graced', 'woocommerce-order-7001').length, { timeout: 10_000 }).toBe(1)
+    // Only the failed first attempt ever reached the platform under the public id.
+    expect(received('graced', 'public:woocommerce-order-7001')).toHaveLength(1)
   })
 
   it('an id dcgate made (a body without messageId) is public but waits no grace', async () => {
