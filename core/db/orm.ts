@@ -35,7 +35,7 @@ export interface DatabaseOptions {
   embeddedTemplate?: Blob
   /** Where MikroORM's own messages (migrator progress, warnings) go. */
   log?: (message: string) => void
-  /** Connect, acquire and statement limits; absent (the `dcgate migrate` command) waits as long as it takes. */
+  /** Connect, acquire and statement limits on PostgreSQL; absent (`dcgate migrate`) or embedded waits as long as it takes. */
   timeouts?: DatabaseTimeouts
 }
 
@@ -43,8 +43,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir, options.embeddedTemplate)
   const url = options.url ?? embedded!.url
   try {
-    const guard = createQueryGuard(options.timeouts)
-    const base = ormOptions(url, options.entities, Boolean(embedded), options.timeouts)
+    // The embedded database runs in this process: it cannot go silent on a network, and its one connection is
+    // shared by everything, so a long batch must make others wait rather than fail.
+    const timeouts = embedded ? undefined : options.timeouts
+    const guard = createQueryGuard(timeouts)
+    const base = ormOptions(url, options.entities, Boolean(embedded), timeouts)
     const log = options.log ?? (() => {})
     const orm = await MikroORM.init({
       ...base,

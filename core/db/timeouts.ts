@@ -67,13 +67,22 @@ export function createQueryGuard(timeouts: DatabaseTimeouts | undefined): Guard 
   let lifted = 0
   const arm = (client: PgClient) => {
     if (!limitMs || lifted > 0) return () => {}
+    let answered = false
     const timer = setTimeout(() => {
-      const error = new DatabaseTimeoutError(`The database did not answer within ${limitMs} ms; the connection was closed`)
-      // A string: knex logs it when it drops the connection, and would log the statement it adds to an error's message.
-      client.__knex__disposed = error.message
-      client.connection?.stream?.destroy(error)
+      // After a busy event loop the timer can fire with the answer already waiting in the socket: the poll phase
+      // reads it before setImmediate runs, so only a query still unanswered then ends its connection.
+      setImmediate(() => {
+        if (answered) return
+        const error = new DatabaseTimeoutError(`The database did not answer within ${limitMs} ms; the connection was closed`)
+        // A string: knex logs it when it drops the connection, and would log the statement it adds to an error's message.
+        client.__knex__disposed = error.message
+        client.connection?.stream?.destroy(error)
+      })
     }, limitMs)
-    return () => clearTimeout(timer)
+    return () => {
+      answered = true
+      clearTimeout(timer)
+    }
   }
   return {
     afterCreate(connection, done) {

@@ -103,9 +103,16 @@ describe(`a database that stops answering (${onPostgres ? 'PostgreSQL' : 'PGlite
     if (collected.status === 202) await expect.poll(() => storedVisit('stall-session'), { timeout: 20_000, interval: 250 }).toBe(1)
     // The delivery worker kept running too: the stalled conversion, answered with an error, may or may not have been
     // stored (the statement can reach the server after the stall); if stored, it is delivered, never left behind.
-    await expect.poll(async () => fake.requests.filter((r) => r.body.includes('after-stall')).length, { timeout: 20_000, interval: 250 }).toBe(1)
+    const sentFor = (messageId: string) => fake.requests.filter((r) => r.body.includes(`"${messageId}`)).length
+    await expect.poll(() => sentFor('after-stall'), { timeout: 20_000, interval: 250 }).toBe(1)
+    // The delivery worker kept polling through the stall (its claims failed): a row due now is sent.
+    await direct.query(`insert into conversions (id, site_id, message_id, source, event, standard_event, occurred_at, channel, confirmation, state)
+      values (gen_random_uuid(), 'demo', 'due-after-stall', 'automation', 'Lead', 'Lead', now(), 'online', 'tracked', 'accepted')`)
+    await direct.query(`insert into deliveries (id, conversion_id, site_id, provider, status, next_attempt_at)
+      select gen_random_uuid(), id, 'demo', 'testads', 'pending', now() from conversions where message_id = 'due-after-stall'`)
+    await expect.poll(() => sentFor('due-after-stall'), { timeout: 20_000, interval: 250 }).toBe(1)
     if (await storedConversion('during-stall')) {
-      await expect.poll(async () => fake.requests.filter((r) => r.body.includes('during-stall')).length, { timeout: 20_000, interval: 250 }).toBe(1)
+      await expect.poll(() => sentFor('during-stall'), { timeout: 20_000, interval: 250 }).toBe(1)
     }
   })
 })
