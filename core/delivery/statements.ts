@@ -10,10 +10,11 @@ import type { PreparedStatement } from '../db/prepared.ts'
  * the person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50.
  */
 export const LOOK_UP_INTAKE: PreparedStatement = {
-  name: 'dcgate_intake_lookup_v3',
+  // email_hash too: a visit written by an instance of an earlier version (a rolling upgrade) has no email_hashes yet.
+  name: 'dcgate_intake_lookup_v4',
   text: `select array(select trust from conversions where site_id = $1 and message_id = $2) as holders,
     case when $3::boolean then (select json_agg(v) from (
-      select click_ids, consent, is_bot from visits where site_id = $1 and (session_id = $4 or email_hashes @> array[$5::text])
+      select click_ids, consent, is_bot from visits where site_id = $1 and (session_id = $4 or email_hash = $5 or email_hashes @> array[$5::text])
       order by started_at desc, id desc limit 50) v) end as visits`,
 }
 

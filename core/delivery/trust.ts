@@ -28,5 +28,5 @@ export function isRepeat(trust: Trust, holders: readonly string[]): boolean {
 
 /** The reason a public conversion's deliveries end skipped once a trusted one holds its messageId. */
 export function supersededReason(source: string): string {
-  return `superseded by a ${source} conversion with the same messageId`
+  return `superseded by ${/^[aeiou]/i.test(source) ? 'an' : 'a'} ${source} conversion with the same messageId`
 }
