@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { formatIssues } from '../config/issues.ts'
 import { apiError } from './errors.ts'
 import { readTextBody } from './body.ts'
-import { cleanJsonText, inspectJson, mayHoldUnstorableText, toStorableRecord, type TextPolicy } from './text.ts'
+import { cleanJsonText, inspectJson, isStorableRecord, mayHoldUnstorableText, toStorableRecord, type TextPolicy } from './text.ts'
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** `key`: x-dc-key private key; `admin`: admin bearer token on loopback; `none`: public. */
@@ -87,6 +87,7 @@ function refuse(route: RouteDefinition<unknown, unknown, unknown>, part: InputPa
 /** A query or the path parameters, cleaned or refused when they hold text PostgreSQL cannot store. */
 function storableRecord(route: RouteDefinition<unknown, unknown, unknown>, part: 'query' | 'params', input: Record<string, string>): Record<string, string> {
   if (route.text === 'clean') return toStorableRecord(input)
+  if (isStorableRecord(input)) return input
   const problems = inspectJson(input, { strings: true, prefix: part })
   return problems.length ? refuse(route, part, problems) : input
 }

@@ -145,8 +145,15 @@ function topField(path: string, prefix: string): string {
   return prefix ? (field ? `${prefix}.${field}` : prefix) : field
 }
 
-/** Every string of a flat record (a query or path parameters) as PostgreSQL can store it, keys too. */
+/** Whether every string of a flat record (a query or path parameters), keys too, can be stored as it is. */
+export function isStorableRecord(input: Record<string, string>): boolean {
+  for (const key in input) if (unstorableReason(key) || unstorableReason(input[key]!)) return false
+  return true
+}
+
+/** The record with every string as PostgreSQL can store it, keys too; the same record when nothing needs it. */
 export function toStorableRecord(input: Record<string, string>): Record<string, string> {
+  if (isStorableRecord(input)) return input
   const out: Record<string, string> = {}
   for (const [key, value] of Object.entries(input)) out[toStorableText(key)] = toStorableText(value)
   return out
