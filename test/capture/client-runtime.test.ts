@@ -11,7 +11,7 @@ import { renderScript, type ScriptSettings } from '../../plugins/capture/script.
 interface Sent { url: string, body: Record<string, any>, contentType?: string, beacon: boolean }
 type Listener = (event: unknown) => void
 
-async function browse(options: { settings: ScriptSettings, url?: string, scriptSrc?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean }) {
+async function browse(options: { settings: ScriptSettings, url?: string, scriptSrc?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean, statuses?: number[] }) {
   const credentials: string[] = []
   const sent: Sent[] = []
   const timers = new Map<number, () => void>()
@@ -64,7 +64,9 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
       expect(init.keepalive).toBe(true)
       credentials.push(init.credentials)
       sent.push({ url, body: JSON.parse(init.body), contentType: init.headers['content-type'], beacon: false })
-      return { ok: true, json: async () => options.answer ?? { ok: true, consent: { required: false, banner: options.settings.banner } } }
+      const status = options.statuses?.shift() ?? 202
+      if (status !== 202) return { ok: false, status, headers: new Headers({ 'retry-after': '3' }), json: async () => ({ message: 'busy' }) }
+      return { ok: true, status, json: async () => options.answer ?? { ok: true, consent: { required: false, banner: options.settings.banner } } }
     },
     setTimeout: (fn: () => void) => (timers.set(++timerId, fn), timerId),
     clearTimeout: (id: number) => void timers.delete(id),
@@ -102,6 +104,16 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
 const collects = (sent: Sent[]) => sent.filter((s) => s.url.startsWith('https://t.example/collect?cop_key=ck_1'))
 const identifies = (sent: Sent[]) => sent.filter((s) => s.url === 'https://t.example/identify?cop_key=ck_1')
 const valid = (schema: v.GenericSchema, body: unknown) => expect(v.safeParse(schema, body).issues).toBeUndefined()
+
+describe('a busy server', () => {
+  it('sends hits answered 503 once more after Retry-After, and only once', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' }, statuses: [503, 503, 503] })
+    await page.tick()
+    const [first, second, ...rest] = collects(page.sent)
+    expect(second?.body).toEqual(first?.body)
+    expect(rest).toHaveLength(0)
+  })
+})
 
 describe("banner 'off'", () => {
   it('sends the page view with ids, click ids and signals, as text/plain, and stores them first-party', async () => {

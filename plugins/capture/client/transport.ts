@@ -42,13 +42,19 @@ export function sameSite(host: string, pageHost: string): boolean {
  * credentialed answer from elsewhere would be readable only if the server allowed credentials for this page,
  * which it does not for a site without domains.
  */
-export function post(url: string, body: unknown, unloading = false): Promise<unknown> {
+export function post(url: string, body: unknown, unloading = false, retried = false): Promise<unknown> {
   const json = JSON.stringify(body)
   try {
     if (unloading && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([json], { type: 'text/plain' }))) return Promise.resolve(undefined)
     const credentials = sameSite(new URL(url).hostname, location.hostname) ? 'include' : 'omit'
     return fetch(url, { method: 'POST', body: json, keepalive: true, credentials, headers: { 'content-type': 'text/plain' } })
-      .then((response) => (response.ok ? response.json() : undefined))
+      .then((response) => {
+        if (response.ok) return response.json()
+        // 503: the server recorded nothing and asks for a later try (its database is catching up): one more, while the page lives.
+        if (response.status !== 503 || retried) return undefined
+        const seconds = Math.min(Number(response.headers.get('retry-after')) || 5, 60)
+        return new Promise((resolve) => setTimeout(() => resolve(post(url, body, false, true)), seconds * 1000))
+      })
       .catch(() => undefined)
   } catch {
     return Promise.resolve(undefined)

@@ -10,6 +10,7 @@ import type { VisitIntel } from '../intel/types.ts'
 import { acceptPixelConversions } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import type { CaptureWriter } from '../store/writer.ts'
+import type { CaptureBatch } from '../store/rows.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
 import { requestVisitor, type Visitor } from '../request.ts'
 
@@ -32,6 +33,21 @@ function precheckWithRoom(ctx: PluginContext, writer: CaptureWriter) {
   }
 }
 
+/**
+ * Answers only once the hits are journaled. A journal that cannot be written (disk full, directory gone) is the
+ * server's trouble, not the hit's: 503 with Retry-After, so the script or worker sends it again (page events keep
+ * their ids, so a hit that still reaches the database with the next flush is not stored twice).
+ */
+async function journaled(ctx: PluginContext, writer: CaptureWriter, batch: CaptureBatch): Promise<void> {
+  try {
+    await writer.add(batch)
+  }
+  catch (error) {
+    ctx.logger.error('capture: the journal could not be written', error)
+    throw apiError(503, { message: 'Capture could not record the hits now; retry later', code: 'CAPTURE_BUSY' }, { 'retry-after': String(BUSY_RETRY_AFTER_S) })
+  }
+}
+
 /** POST /collect (the browser) and POST /collect/worker (a server-side worker forwarding the visitor's IP and UA). */
 export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps): void {
   const handle = async (event: H3Event, body: CollectBody, visitor: Visitor) => {
@@ -43,7 +59,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })
     // A refusal with the visit id: the script's one-time notice that the visitor withdrew consent.
     if (body.consent === 'denied' && body.sid) batch.withdrawn = { site_id: site.id, session_id: body.sid }
-    await writer.add(batch)
+    await journaled(ctx, writer, batch)
     // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
     const cookie = personal && body.vid ? firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid) : undefined
     if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor })
