@@ -8,6 +8,7 @@ import { addPreflightRoutes } from './routes/preflight.ts'
 import { createRetention } from './retention.ts'
 import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
+import { addDeadLetterEraser } from './erase.ts'
 
 /**
  * Capture: the tracking script and what it sends. GET /script, POST /collect, /identify and /collect/worker;
@@ -20,10 +21,11 @@ export default definePlugin({
     const { config, logger } = ctx
     const intel = await createVisitIntel({ geoDatabase: config.capture.geoDatabase, dataDir: config.dataDir, logger })
     for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source}${info.date ? ` (${info.date})` : ''}`)
+    const deadLetterDir = join(config.dataDir, 'capture-dead-letter')
     const writer = createCaptureWriter({
       prepared: ctx.prepared,
       journalDir: join(config.dataDir, 'capture-journal'),
-      deadLetterDir: join(config.dataDir, 'capture-dead-letter'),
+      deadLetterDir,
       flushSize: config.capture.flushSize,
       flushIntervalMs: config.capture.flushIntervalMs,
       maxPendingBytes: config.capture.maxPendingMb * 1024 * 1024,
@@ -34,6 +36,7 @@ export default definePlugin({
       },
     })
     await writer.start()
+    addDeadLetterEraser(ctx, deadLetterDir)
     ctx.hooks.hook('app:close', () => writer.stop())
     const retention = createRetention(ctx)
     ctx.hooks.hook('app:ready', () => retention.start())

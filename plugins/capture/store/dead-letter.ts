@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs'
+import { appendFileSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import type { ConsolaInstance } from 'consola'
 
@@ -80,6 +80,38 @@ export function openDeadLetter(dir: string, logger: ConsolaInstance): DeadLetter
     },
     dir,
   }
+}
+
+/**
+ * An erasure: drops the dead-letter lines of `siteId` that hold any of `texts` (the address as typed or URL-encoded,
+ * its hashes; compared in lower case), rewriting each file that had one. Lines of the person's visits that hold
+ * none of them stay until their file expires. Returns how many lines were dropped.
+ */
+export function forgetInDeadLetter(dir: string, siteId: string, texts: readonly string[]): number {
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith('.ndjson'))
+  }
+  catch {
+    return 0 // nothing was ever set aside
+  }
+  const site = JSON.stringify(siteId)
+  const needles = texts.map((text) => text.toLowerCase())
+  let dropped = 0
+  for (const name of names) {
+    const file = join(dir, name)
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean)
+    const kept = lines.filter((line) => {
+      const lower = line.toLowerCase()
+      return !(line.includes(site) && needles.some((needle) => lower.includes(needle)))
+    })
+    if (kept.length === lines.length) continue
+    dropped += lines.length - kept.length
+    const temporary = `${file}.erasing`
+    writeFileSync(temporary, kept.map((line) => `${line}\n`).join(''), { mode: 0o600 })
+    renameSync(temporary, file)
+  }
+  return dropped
 }
 
 function expire(dir: string): void {
