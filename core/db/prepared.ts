@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
+import { queriesLimited, withLongerLimit } from './timeouts.ts'
 
 /** A statement run often enough that its parse and plan are worth keeping: SQL with $1…$n placeholders. */
 export interface PreparedStatement {
@@ -11,6 +12,11 @@ export interface PreparedStatement {
    * statistics change, so one made while a table was nearly empty can keep scanning it as it grows.
    */
   reusePlan?: boolean
+  /**
+   * A background statement that may scan a large table (an erasure, a retention delete): its own statement timeout
+   * in ms instead of `database.statementTimeoutMs`, which is kept short so a stalled database fails requests fast.
+   */
+  timeoutMs?: number
 }
 
 /** Runs a prepared statement and returns its rows. */
@@ -31,10 +37,12 @@ export async function createPreparedRunner(orm: MikroORM): Promise<RunPrepared> 
   const [server] = await orm.em.getConnection().execute<{ version: string }[]>('select version() as version')
   const named = !server?.version.includes('PGlite')
   const client = orm.em.getConnection().getKnex().client as unknown as KnexClient
+  const limited = queriesLimited(orm)
   return async <R extends object>(statement: PreparedStatement, values: readonly unknown[]) => {
     const connection = await client.acquireConnection()
     try {
-      const result = await connection.query({ ...(named && statement.reusePlan !== false ? { name: statement.name } : {}), text: statement.text, values: [...values] })
+      const run = () => connection.query({ ...(named && statement.reusePlan !== false ? { name: statement.name } : {}), text: statement.text, values: [...values] })
+      const result = limited && statement.timeoutMs ? await withLongerLimit(connection, statement.timeoutMs, run) : await run()
       return result.rows as R[]
     }
     finally {

@@ -39,6 +39,8 @@ interface PgClient {
   query: (...args: unknown[]) => unknown
   connection?: { stream?: { destroy: (error?: Error) => void } }
   __knex__disposed?: unknown
+  /** This connection's client-side limit while a long statement runs on it (withLongerLimit), instead of the pool's. */
+  dcgateLimitMs?: number
 }
 
 /** A query got no answer in time: its connection was closed, and the pool replaces it. */
@@ -48,6 +50,8 @@ export class DatabaseTimeoutError extends Error {
 }
 
 interface Guard {
+  /** Whether queries are limited at all (not on the embedded database). */
+  limited: boolean
   /** knex's pool `afterCreate`: arms every query of a new connection. */
   afterCreate: (connection: PgClient, done: (error: Error | null, connection: PgClient) => void) => void
   /** Runs `work` with the client-side limit lifted (migrations may legitimately run for minutes). */
@@ -78,13 +82,14 @@ export function createQueryGuard(timeouts: DatabaseTimeouts | undefined): Guard 
         client.__knex__disposed = error.message
         client.connection?.stream?.destroy(error)
       })
-    }, limitMs)
+    }, client.dcgateLimitMs ?? limitMs)
     return () => {
       answered = true
       clearTimeout(timer)
     }
   }
   return {
+    limited: limitMs > 0,
     afterCreate(connection, done) {
       const query = connection.query.bind(connection)
       connection.query = (...args: unknown[]) => {
@@ -119,6 +124,35 @@ export function createQueryGuard(timeouts: DatabaseTimeouts | undefined): Guard 
 
 export function registerQueryGuard(orm: MikroORM, guard: Guard): void {
   guards.set(orm, guard)
+}
+
+/** A pooled node-postgres client, as far as withLongerLimit uses it. */
+interface LimitableConnection {
+  query(config: { text: string, values: unknown[] }): Promise<unknown>
+  dcgateLimitMs?: number
+}
+
+/** Whether `orm`'s queries run under the database.*TimeoutMs limits (PostgreSQL; not the embedded database). */
+export function queriesLimited(orm: MikroORM): boolean {
+  return guards.get(orm)?.limited ?? false
+}
+
+/**
+ * Runs `work` on `connection` with `ms` as its statement timeout, on the server and in the client, then gives the
+ * connection its usual limit back: for a background statement that may scan a large table (an erasure, a
+ * retention delete), where the request path's few seconds would fail it every time.
+ */
+export async function withLongerLimit<T>(connection: LimitableConnection, ms: number, work: () => Promise<T>): Promise<T> {
+  await connection.query({ text: "select set_config('statement_timeout', $1, false)", values: [String(ms)] })
+  connection.dcgateLimitMs = ms + CLIENT_GRACE_MS
+  try {
+    return await work()
+  }
+  finally {
+    delete connection.dcgateLimitMs
+    // RESET goes back to the session's start-up value (database.statementTimeoutMs).
+    await connection.query({ text: 'reset statement_timeout', values: [] })
+  }
 }
 
 /** Runs `work` on `orm` without the client-side query limit (see createQueryGuard). */

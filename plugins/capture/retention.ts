@@ -4,6 +4,8 @@ import type { ActiveSite } from '../../core/sites/directory.ts'
 const HOUR_MS = 3_600_000
 /** Rows per statement: short statements, so the hot path's writes never wait long behind a delete. */
 const BATCH = 5000
+/** A batch's delete may wait on locks and indexes of a busy table: longer than a request may take, bounded still. */
+const DELETE_STATEMENT_MS = 60_000
 
 /**
  * Each table's old rows of one site, by the time that ages them, oldest first, up to BATCH at a time. `skip locked`:
@@ -39,7 +41,7 @@ export function createRetention(ctx: PluginContext) {
     for (const { table, text } of DELETIONS) {
       let gone: number
       do {
-        const [row] = await ctx.prepared<{ n: number }>({ name: '', text: `with gone as (${text} returning 1) select count(*)::int as n from gone`, reusePlan: false }, [site.id, cutoff])
+        const [row] = await ctx.prepared<{ n: number }>({ name: '', text: `with gone as (${text} returning 1) select count(*)::int as n from gone`, reusePlan: false, timeoutMs: DELETE_STATEMENT_MS }, [site.id, cutoff])
         gone = row?.n ?? 0
         deleted[table] += gone
       } while (gone === BATCH)

@@ -41,7 +41,7 @@ export async function bootTestApp(input: Partial<ConfigInput> = {}, options: Tes
     sites: [DEMO_SITE],
     ...input,
     dataDir,
-    database: { url: database.url },
+    database: { ...input.database, url: database.url },
     storage: input.storage ?? { url: (options.redis ?? true) ? process.env.REDIS_URL : undefined },
   }, {})
   const logger = options.logger ?? createConsola({ level: process.env.DCGATE_TEST_LOG ? 4 : -999 })

@@ -47,9 +47,12 @@ export function toPerson(request: EraseRequest): Person {
   }
 }
 
+/** An erasure scans a site's free text (URLs, properties): on a large site that takes longer than a request may. */
+const ERASE_STATEMENT_MS = 300_000
+
 /** One-off statements: erasure runs rarely, so they are planned per call (unnamed), with $n placeholders and arrays. */
 export function oneOff(prepared: RunPrepared) {
-  return <R extends object>(text: string, values: readonly unknown[]) => prepared<R>({ name: '', text, reusePlan: false }, values)
+  return <R extends object>(text: string, values: readonly unknown[]) => prepared<R>({ name: '', text, reusePlan: false, timeoutMs: ERASE_STATEMENT_MS }, values)
 }
 
 /** SQL: the column with its query string and fragment removed (they carry click ids and form values). */
