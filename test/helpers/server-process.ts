@@ -305,10 +305,13 @@ export async function startServerProcess(options: ServerProcessOptions = {}): Pr
   }
 }
 
+const READY_WITHIN_MS = 120_000
+
 async function waitUntilReady(url: string, run: Run): Promise<void> {
   let exited = false
   void run.exited.then(() => { exited = true })
-  const deadline = Date.now() + 60_000
+  // A cold start is a few seconds; several starting at once beside the suite's other worker on two cores take far longer.
+  const deadline = Date.now() + READY_WITHIN_MS
   while (Date.now() < deadline) {
     if (exited) throw new Error(`dcgate exited with code ${run.child.exitCode} before answering:\n${run.stdout}\n${run.stderr}`)
     try {
@@ -322,5 +325,5 @@ async function waitUntilReady(url: string, run: Run): Promise<void> {
     }
     await sleep(100)
   }
-  throw new Error(`dcgate did not answer ${url}/openapi.json within 60 s:\n${run.stdout}\n${run.stderr}`)
+  throw new Error(`dcgate did not answer ${url}/openapi.json within ${READY_WITHIN_MS / 1000} s:\n${run.stdout}\n${run.stderr}`)
 }

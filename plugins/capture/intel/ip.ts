@@ -4,6 +4,7 @@
  * space in blocks of a /64 or larger (the low 64 bits name one host inside a subscriber's network).
  */
 import ipaddr from 'ipaddr.js'
+import { dottedQuad } from '../../../core/http/client-ip.ts'
 
 export type IpKey =
   | { readonly v: 4, readonly n: number }
@@ -15,33 +16,10 @@ export interface ParsedIp {
   text: string
 }
 
-/** A dotted quad without leading zeros, parsed by hand: it is the common case and 5x faster than ipaddr.js. */
-function parseDottedQuad(ip: string): number | undefined {
-  let value = 0
-  let octet = -1
-  let dots = 0
-  for (let i = 0; i < ip.length; i++) {
-    const c = ip.charCodeAt(i)
-    if (c === 46) {
-      if (octet < 0 || ++dots > 3) return undefined
-      value = value * 256 + octet
-      octet = -1
-    } else if (c >= 48 && c <= 57) {
-      if (octet === 0) return undefined // leading zero: octal in some parsers, refuse rather than guess
-      octet = octet < 0 ? c - 48 : octet * 10 + c - 48
-      if (octet > 255) return undefined
-    } else {
-      return undefined
-    }
-  }
-  if (dots !== 3 || octet < 0) return undefined
-  return value * 256 + octet
-}
-
 /** Parse a client address; undefined when it is not an IP address (never throws). */
 export function parseIp(ip: string | undefined | null): ParsedIp | undefined {
   if (!ip) return undefined
-  const n = parseDottedQuad(ip)
+  const n = dottedQuad(ip)
   if (n !== undefined) return { key: { v: 4, n }, text: ip }
   if (!ip.includes(':') || ip.length > 64) return undefined
   let address: ipaddr.IPv4 | ipaddr.IPv6
@@ -52,7 +30,7 @@ export function parseIp(ip: string | undefined | null): ParsedIp | undefined {
   }
   if (address.kind() === 'ipv4') {
     const text = address.toString()
-    return { key: { v: 4, n: parseDottedQuad(text)! }, text }
+    return { key: { v: 4, n: dottedQuad(text)! }, text }
   }
   const parts = (address as ipaddr.IPv6).parts
   return {
