@@ -5,6 +5,19 @@ import { toLoggable } from './db/loggable-error.ts'
 
 type HookResult = void | Promise<void>
 
+/** What `capture:identify` listeners see (the capture plugin calls it; the email-risk plugin fills `risk`). */
+export interface IdentifyPayload {
+  siteId: string
+  email: string
+  emailHash: string
+  source: 'client_sdk' | 'form'
+  country?: string
+  isVpn: boolean
+  /** The browser's device fingerprint, when the script could read it. */
+  device?: { hash: string, short: string, confidence: number, version: number }
+  risk?: { score: number, label: string, isDisposable?: boolean }
+}
+
 /** Where a failure happened, for the `error` hook and the log. */
 export interface ErrorContext {
   /** The hook or component that failed, e.g. `hook:conversion:delivered` or `plugin:capture`. */
@@ -36,6 +49,8 @@ export interface DcgateHooks {
    * listens and removes its own; listeners run isolated, so one failing does not stop the others.
    */
   'dsar:erase': (request: { siteId: string, email: string, emailHash: string }) => HookResult
+  /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
+  'capture:identify': (payload: IdentifyPayload) => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
   'error': (error: unknown, context: ErrorContext) => HookResult
 }

@@ -1,7 +1,7 @@
 import { normalizeEmail } from '../../core/identity/normalize.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 // Types only: the hook's payload (and its declaration), so nothing of the capture plugin is loaded from here.
-import type { IdentifyPayload } from '../capture/routes/identify.ts'
+import type { IdentifyPayload } from '../../core/hooks.ts'
 import type { EmailAssessor } from './assess.ts'
 import type { EmailCheck } from './check.ts'
 import type { DeviceFingerprint } from './result.ts'

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import { apiError } from '../../../core/http/errors.ts'
-import { callHookSafe } from '../../../core/hooks.ts'
+import { callHookSafe, type IdentifyPayload } from '../../../core/hooks.ts'
 import { hashIdentity } from '../../../core/identity/hash.ts'
 import { normalizeEmail } from '../../../core/identity/normalize.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
@@ -9,26 +9,6 @@ import type { VisitIntel } from '../intel/types.ts'
 import { IdentifyBody, WORKER_SECRET_HEADER, WorkerIdentifyBody } from '../protocol.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
 import { requestVisitor, type Visitor } from '../request.ts'
-
-/** What `capture:identify` listeners see; the email-risk plugin fills `risk`. */
-export interface IdentifyPayload {
-  siteId: string
-  email: string
-  emailHash: string
-  source: 'client_sdk' | 'form'
-  country?: string
-  isVpn: boolean
-  /** The browser's device fingerprint, when the script could read it. */
-  device?: { hash: string, short: string, confidence: number, version: number }
-  risk?: { score: number, label: string, isDisposable?: boolean }
-}
-
-declare module '../../../core/hooks.ts' {
-  interface DcgateHooks {
-    /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
-    'capture:identify': (payload: IdentifyPayload) => void | Promise<void>
-  }
-}
 
 /** The identities one visit keeps: people share a computer, a form is filled in twice; more is a page in a loop. */
 export const MAX_VISIT_IDENTITIES = 20
