@@ -2,7 +2,7 @@
  * What the fakes and their tests share around startFakeServer: reading a recorded request, building a reply,
  * sending an adapter's request. What a platform checks and answers stays in its own fake.
  */
-import { isObject, parseJson, parseJsonObject } from '../../adapters/ads/shared/helpers.ts'
+import { isObject, parseJson, parseJsonObject } from '../../adapters/shared/helpers.ts'
 import type { PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
 import type { FakeReply, RecordedRequest } from './server.ts'
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AuthContext } from '../../../core/registry.ts'
-import { parseJsonObject } from '../shared/helpers.ts'
+import { parseJsonObject } from '../../shared/helpers.ts'
 import type { GoogleAdsOptions } from './index.ts'
 
 /** Renew this long before Google's expiry, so a token is never sent in its last minute. */

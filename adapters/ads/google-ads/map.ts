@@ -3,7 +3,7 @@
  * Field names are the REST (lowerCamelCase) names of google/ads/googleads/v26/services/conversion_upload_service.proto.
  */
 import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import type { GoogleAdsOptions } from './index.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 

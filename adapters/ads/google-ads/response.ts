@@ -6,7 +6,7 @@
  * status, details}}`.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { bodySnippet, isObject, isRetryableStatus, parseJson, retry, retryAfterMs } from '../shared/helpers.ts'
+import { bodySnippet, isObject, isRetryableStatus, parseJson, retry, retryAfterMs } from '../../shared/helpers.ts'
 
 interface GoogleAdsError {
   errorCode?: Record<string, string>

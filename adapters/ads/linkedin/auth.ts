@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AuthContext } from '../../../core/registry.ts'
-import { parseJsonObject } from '../shared/helpers.ts'
+import { parseJsonObject } from '../../shared/helpers.ts'
 import type { LinkedInOptions } from './index.ts'
 
 /** Renew this long before LinkedIn's expiry, so a token is never sent in its last minutes. */

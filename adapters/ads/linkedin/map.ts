@@ -5,7 +5,7 @@
  */
 import type { ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
 import { sha256Hex } from '../../../core/identity/hash.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import type { LinkedInOptions } from './index.ts'
 import { LINKEDIN_API_VERSION } from './version.ts'
 

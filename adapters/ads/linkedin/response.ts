@@ -6,7 +6,7 @@
  * Events map.ts left out (unsendableReason) are rejected on their own. Classification table: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 import { unsendableReason } from './map.ts'
 import { LINKEDIN_API_VERSION } from './version.ts'
 

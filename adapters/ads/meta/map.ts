@@ -4,7 +4,7 @@
  * places it under Meta's keys. Decisions and sources: README.md.
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { META_API_VERSION } from './version.ts'
 
 export const META_GRAPH_URL = 'https://graph.facebook.com'

@@ -4,7 +4,7 @@
  * for lack of customer information are rejected on their own. Codes and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 import { isMatchable } from './map.ts'
 
 /** Graph error body: `{ error: { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, is_transient } }`. */

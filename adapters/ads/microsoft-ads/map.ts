@@ -4,7 +4,7 @@
  * hashed (core/identity); this file only places it under Microsoft's keys. Decisions and sources: README.md.
  */
 import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { MICROSOFT_ADS_API_VERSION } from './version.ts'
 
 export const UET_CAPI_URL = 'https://capi.uet.microsoft.com'

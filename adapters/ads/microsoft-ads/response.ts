@@ -5,7 +5,7 @@
  * A 400 means no event was processed; 401 is a wrong token. Bodies and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { describeHttp, outcomeByStatus, parseJsonObject } from '../shared/helpers.ts'
+import { describeHttp, outcomeByStatus, parseJsonObject } from '../../shared/helpers.ts'
 
 /** One entry of `error.details`; Microsoft lists at most the first 10 errors and warnings. */
 export interface UetErrorDetail {

@@ -4,7 +4,7 @@
  * this file only places it under Pinterest's keys. Decisions and sources: README.md.
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { PINTEREST_API_VERSION } from './version.ts'
 
 export const PINTEREST_API_URL = 'https://api.pinterest.com'

@@ -5,7 +5,7 @@
  * for the whole request. Events map.ts kept out of the request are rejected on their own. Sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { describeHttp, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { describeHttp, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 import { UNMATCHABLE_REASON, isMatchable } from './map.ts'
 
 /** Pinterest's error body: `{ code, message }`; a 422 adds `details` with the per-event results. */

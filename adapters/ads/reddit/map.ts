@@ -5,7 +5,7 @@
  */
 import type { Channel, ConversionEvent, PlatformRequest } from '../../../core/delivery/types.ts'
 import { sha256Hex } from '../../../core/identity/hash.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { redditEventFor, takesItems, takesValue, type RedditEventMapping, type RedditEventType } from './events.ts'
 import { REDDIT_API_VERSION } from './version.ts'
 

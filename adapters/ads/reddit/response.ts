@@ -5,7 +5,7 @@
  * for their company, are retried. Events map.ts left out for lack of a match key are rejected on their own.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { bodySnippet, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { bodySnippet, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 import { NO_MATCH_KEY, isMatchable } from './map.ts'
 
 /**

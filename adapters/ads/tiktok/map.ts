@@ -5,7 +5,7 @@
  * Field rules, sources and decisions: README.md.
  */
 import type { ConversionEvent, ConversionItem, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { isTikTokCurrency } from './currencies.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
 

@@ -4,7 +4,7 @@
  * whole, so every event of the request gets the same outcome. Codes and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { bodySnippet, describeHttp, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { bodySnippet, describeHttp, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 
 /** TikTok's business-API envelope. */
 export interface TikTokEnvelope {

@@ -4,7 +4,7 @@
  * clock). Personal data arrives hashed (core/identity); this file only places it under X's keys. Decisions: README.md.
  */
 import type { ConversionEvent, ConversionItem, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../shared/helpers.ts'
+import { isSha256Hex } from '../../shared/helpers.ts'
 import { X_ADS_API_VERSION } from './version.ts'
 
 export const X_ADS_API_URL = 'https://ads-api.x.com'

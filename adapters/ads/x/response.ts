@@ -5,7 +5,7 @@
  * event gets the same outcome; events map.ts kept out (nothing to match on) are rejected on their own.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
-import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../shared/helpers.ts'
+import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
 import { matchProblem } from './map.ts'
 
 export interface XError {

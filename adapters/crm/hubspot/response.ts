@@ -2,7 +2,7 @@
  * HubSpot's error answers as typed poll errors. Bodies are `{ status: "error", message, correlationId, category }`;
  * 429s carry `policyName` (SECONDLY for search, TEN_SECONDLY_ROLLING, DAILY) and, on some routes, Retry-After.
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from '../shared/errors.ts'
 import { unexpectedAnswer, waitFrom, type CrmAnswer } from '../shared/http.ts'
 

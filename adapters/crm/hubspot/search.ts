@@ -3,7 +3,7 @@
  * filters in a group ANDed, at most 5 groups), each `<property> EQ <value>` AND `<modifiedProperty> GTE <since ms>`,
  * sorted ascending on the modification property so the last page holds the newest contact.
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import { parseInstant } from '../shared/window.ts'
 import type { HubspotOptions } from './index.ts'
 import { HUBSPOT_API_VERSION } from './version.ts'

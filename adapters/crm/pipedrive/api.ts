@@ -4,7 +4,7 @@
  * ids); persons changed: `GET /api/v2/persons?updated_since=…`. Answers are `{ success, data: [...],
  * additional_data: { next_cursor } }`, a null or absent next_cursor meaning the last page.
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import { parseInstant } from '../shared/window.ts'
 import type { PipedriveOptions } from './index.ts'
 import { PIPEDRIVE_API_VERSION } from './version.ts'

@@ -3,7 +3,7 @@
  * additional_data: null }` (v1 adds `errorCode`, v2 a `code`). Throttling answers 429 for the 2-second burst window
  * and for the company's daily token budget (`"daily request budget exceeded"`, with a Retry-After of up to hours).
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from '../shared/errors.ts'
 import { unexpectedAnswer, waitFrom, type CrmAnswer } from '../shared/http.ts'
 

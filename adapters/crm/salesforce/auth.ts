@@ -5,7 +5,7 @@
  * INVALID_SESSION_ID. The cache key is a hash of the credentials, never a secret: the cache may be a shared Redis.
  */
 import { createHash } from 'node:crypto'
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import type { CrmPollContext } from '../../../core/registry.ts'
 import { CrmAuthError, CrmPollError } from '../shared/errors.ts'
 import { exchange, unexpectedAnswer } from '../shared/http.ts'

@@ -3,7 +3,7 @@
  * first), then `nextRecordsUrl` until `done`. Queries go to the session's instance_url, or to baseUrl when set (a
  * proxy, a fake). A 401 INVALID_SESSION_ID renews the session once and repeats the request.
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import type { CrmPollContext, CrmPollResult } from '../../../core/registry.ts'
 import { exchange, unreadableAnswer, type CrmAnswer } from '../shared/http.ts'
 import { Harvest, closeWindow, openWindow, parseInstant } from '../shared/window.ts'

@@ -3,7 +3,7 @@
  * The daily API allocation (a rolling 24 hours) and the concurrent long-request limit both answer 403
  * REQUEST_LIMIT_EXCEEDED; a session that expired answers 401 INVALID_SESSION_ID (the poller renews it once first).
  */
-import { isObject } from '../../ads/shared/helpers.ts'
+import { isObject } from '../../shared/helpers.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from '../shared/errors.ts'
 import { unexpectedAnswer, waitFrom, type CrmAnswer } from '../shared/http.ts'
 

@@ -3,7 +3,7 @@
  * answer becomes a retryable CrmPollError; an abort rethrows the signal's reason. Each poller classifies the answers
  * it knows (its auth, throttling and validation bodies) and leaves the rest to `unexpectedAnswer`.
  */
-import { bodySnippet, isRetryableStatus, parseJson, retryAfterMs } from '../../ads/shared/helpers.ts'
+import { bodySnippet, isRetryableStatus, parseJson, retryAfterMs } from '../../shared/helpers.ts'
 import type { CrmPollContext } from '../../../core/registry.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from './errors.ts'
 

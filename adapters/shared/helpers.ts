@@ -1,10 +1,10 @@
 /**
- * What every ad adapter needs the same way, written once: reading an HTTP answer (JSON that may not be JSON, a
- * body excerpt, Retry-After, HTTP's own retry rule) and checking that a value is a digest before it is sent.
- * Only HTTP's and dcgate's rules live here; what a platform's codes and bodies mean stays in its adapter.
- * Not an adapter: test/core/registry.test.ts lists this folder as an exception.
+ * What every adapter (ad platforms and CRM pollers) needs the same way, written once: reading an HTTP answer (JSON
+ * that may not be JSON, a body excerpt, Retry-After, HTTP's own retry rule) and checking that a value is a digest
+ * before it is sent. Only HTTP's and dcgate's rules live here; what a vendor's codes and bodies mean stays in its
+ * adapter. Not an adapter: it sits outside adapters/ads, adapters/crm and adapters/sources.
  */
-import type { DeliveryOutcome } from '../../../core/delivery/types.ts'
+import type { DeliveryOutcome } from '../../core/delivery/types.ts'
 
 const SHA256_HEX = /^[0-9a-f]{64}$/
 
