@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /** One entry of a request's merchant log: what happened, when; never the email. */
@@ -24,7 +23,7 @@ export const DeletionRequest = defineEntity({
     { properties: ['hardPurgeAt'] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     siteId: p.string().length(64),
     /** The confirmation code: the proof's address (GET /public/dsar/proof/:code). */
     code: p.string().length(64),
@@ -40,7 +39,7 @@ export const DeletionRequest = defineEntity({
     tokenHash: p.string().length(64).nullable(),
     /** The page the form was on, without query or fragment; for the site owner's records. */
     pageUrl: p.text().nullable(),
-    receivedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    receivedAt: p.datetime(6).defaultRaw('now()'),
     processingAt: p.datetime(6).nullable(),
     completedAt: p.datetime(6).nullable(),
     hardPurgeAt: p.datetime(6),

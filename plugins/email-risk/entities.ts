@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 import type { DeviceFingerprint, EmailInfo } from './result.ts'
 
@@ -12,14 +11,14 @@ export const EmailRiskResult = defineEntity({
   tableName: 'email_risk_results',
   uniques: [{ properties: ['siteId', 'emailHash'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     siteId: p.string().length(64),
     /** SHA-256 of the normalised email (core/identity), as identified_users.email_hash. */
     emailHash: p.string().length(64),
     emailInfo: p.json<EmailInfo>(),
     /** The device fingerprint the identification carried (confidence and version are not kept elsewhere). */
     device: p.json<DeviceFingerprint>().nullable(),
-    checkedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    checkedAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type IEmailRiskResult = InferEntity<typeof EmailRiskResult>
@@ -32,8 +31,8 @@ export const EmailCheckQuota = defineEntity({
     siteId: p.string().length(64).primary(),
     checks: p.integer().default(0),
     billable: p.integer().default(0),
-    firstCheckAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
-    lastCheckAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    firstCheckAt: p.datetime(6).defaultRaw('now()'),
+    lastCheckAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type IEmailCheckQuota = InferEntity<typeof EmailCheckQuota>

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 import { Site } from './site.ts'
 
@@ -8,12 +7,12 @@ export const ApiKey = defineEntity({
   tableName: 'api_keys',
   indexes: [{ properties: ['site', 'createdAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     site: () => p.manyToOne(Site),
     name: p.string().length(200),
     prefix: p.string().length(12),
     hash: p.string().length(64).unique(),
-    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p.datetime(6).defaultRaw('now()'),
     lastUsedAt: p.datetime(6).nullable(),
   },
 })

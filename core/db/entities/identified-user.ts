@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
@@ -12,7 +11,7 @@ export const IdentifiedUser = defineEntity({
   // (siteId, lastSeenAt): the capture retention deletes those not seen for a while.
   indexes: [{ properties: ['siteId', 'identifiedAt', 'id'] }, { properties: ['siteId', 'deviceHash'] }, { properties: ['siteId', 'lastSeenAt'] }],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     siteId: p.string().length(64),
     email: p.string(),
     /** SHA-256 of the normalised email (core/identity), how visits and conversions find this person. */
@@ -28,8 +27,8 @@ export const IdentifiedUser = defineEntity({
     emailRiskScore: p.integer().nullable(),
     emailRiskLabel: p.string().length(32).nullable(),
     isDisposable: p.boolean().nullable(),
-    identifiedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
-    lastSeenAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    identifiedAt: p.datetime(6).defaultRaw('now()'),
+    lastSeenAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type IIdentifiedUser = InferEntity<typeof IdentifiedUser>

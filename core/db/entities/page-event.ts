@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
@@ -14,7 +13,7 @@ export const PageEvent = defineEntity({
     { properties: ['siteId', 'sessionId'] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     siteId: p.string().length(64),
     /** Null for a hit counted without identifiers (consent required and not given). */
     sessionId: p.string().length(128).nullable(),

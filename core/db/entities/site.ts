@@ -14,8 +14,8 @@ export const Site = defineEntity({
     status: p.string().length(16),
     plan: p.string().length(16),
     removedAt: p.datetime(6).nullable(),
-    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime(6).defaultRaw('now()'),
+    updatedAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type ISite = InferEntity<typeof Site>
