@@ -23,10 +23,15 @@ export async function exchange(crm: string, ctx: CrmPollContext, url: string, in
     return { status: response.status, headers: response.headers, text, json: parseJson(text) }
   }
   catch (error) {
-    if (ctx.signal.aborted) throw ctx.signal.reason
-    const reason = error instanceof Error ? error.message : String(error)
-    throw new CrmPollError(crm, `${label(crm)}: no answer from ${where(url)}: ${reason}`, { status: null, retryable: true }, { cause: error })
+    throw noAnswer(crm, ctx, url, error)
   }
+}
+
+/** A request that got no answer: the signal's own reason when it was aborted, else a retryable CrmPollError. */
+export function noAnswer(crm: string, ctx: CrmPollContext, url: string, error: unknown): unknown {
+  if (ctx.signal.aborted) return ctx.signal.reason
+  const reason = error instanceof Error ? error.message : String(error)
+  return new CrmPollError(crm, `${label(crm)}: no answer from ${where(url)}: ${reason}`, { status: null, retryable: true }, { cause: error })
 }
 
 /** Milliseconds from Retry-After (seconds or an HTTP date), else the fallback the CRM documents. */
