@@ -4,8 +4,8 @@ import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { ResolvedConfig } from './config/schema.ts'
 import { createLogger, isDebug, withoutPersonalData } from './logger.ts'
-import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type DcgateHooks } from './hooks.ts'
-import { resolvePlugins, runPlugins, type PluginContext, type PluginDefinition } from './plugin.ts'
+import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type DcgateHooks, type ErrorContext } from './hooks.ts'
+import { resolvePlugins, runPlugins, type PluginCatalog, type PluginContext, type PluginDefinition } from './plugin.ts'
 import { createRegistry, type AnyDefinition } from './registry.ts'
 import { coreEntities, openDatabase, type Database } from './db/orm.ts'
 import { declaredBodyLimit } from './http/body.ts'
@@ -25,8 +25,7 @@ import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
 import { createDeliveryWorker } from './delivery/worker.ts'
-import { builtInPlugins } from '../plugins/index.ts'
-import { adapters } from '../adapters/index.ts'
+import { createScheduler } from './jobs/scheduler.ts'
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -36,9 +35,12 @@ export interface CreateAppOptions {
   inMemoryDatabase?: boolean
   /** Start the embedded database from a dumped, freshly initialised data dir (tests: skips initdb). */
   embeddedTemplate?: Blob
-  /** Replace the built-in plugin and adapter lists (tests). */
-  builtInPlugins?: Readonly<Record<string, PluginDefinition>>
-  adapters?: readonly AnyDefinition[]
+  /**
+   * The plugins the config's `plugins` list may name, and every adapter: the composition root (dcgate.ts, the entry
+   * point) passes the built-in lists; tests pass their own. The kernel knows no plugin or adapter by itself.
+   */
+  builtInPlugins: PluginCatalog
+  adapters: readonly AnyDefinition[]
 }
 
 export interface DcgateApp {
@@ -58,12 +60,12 @@ export interface DcgateApp {
  * Builds everything a dcgate server is: checks plugins and adapter options first (no I/O), then
  * opens the database, migrates, syncs sites, installs the kernel routes and runs each plugin's setup.
  */
-export async function createApp(config: ResolvedConfig, options: CreateAppOptions = {}): Promise<DcgateApp> {
+export async function createApp(config: ResolvedConfig, options: CreateAppOptions): Promise<DcgateApp> {
   // Every plugin logs through this one; database errors lose their statement, parameters and detail on the way out.
   const logger = withoutPersonalData(options.logger ?? createLogger())
   const hooks = createDcgateHooks()
-  const plugins = resolvePlugins(config.plugins, options.builtInPlugins ?? builtInPlugins)
-  const registry = createRegistry(options.adapters ?? adapters, config.sites)
+  const plugins = resolvePlugins(config.plugins, options.builtInPlugins)
+  const registry = createRegistry(options.adapters, config.sites)
   const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
   const storage = createDcgateStorage(config.storage, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
@@ -136,8 +138,15 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, reportDelivery)
     hooks.hook('app:ready', () => worker.start())
     hooks.hook('app:close', () => worker.stop())
+    const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
+    const scheduler = createScheduler({ prepared, report: reportSafe })
+    // Registered before any plugin's: jobs start once every setup has run, and stop before plugins close.
+    hooks.hook('app:ready', () => scheduler.start())
+    hooks.hook('app:close', () => scheduler.stop())
 
-    const context: PluginContext = { app, hooks, config, orm, prepared, storage, registry, routes, sites, conversions, logger }
+    const context: PluginContext = {
+      app, hooks, config, orm, prepared, storage, registry, routes, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
+    }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))
     await hooks.callHook('app:ready')

@@ -14,7 +14,7 @@ export interface RunningServer {
   stop: () => Promise<void>
 }
 
-export async function startServer(config: ResolvedConfig, options: CreateAppOptions & { banner?: boolean } = {}): Promise<RunningServer> {
+export async function startServer(config: ResolvedConfig, options: CreateAppOptions & { banner?: boolean }): Promise<RunningServer> {
   const logger = options.logger ?? createLogger()
   const dcgate = await createApp(config, { ...options, logger })
   const server = serve(dcgate.app, {

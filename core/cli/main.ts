@@ -11,6 +11,14 @@ import { heldCommand } from './commands/held.ts'
 import { usageCommand } from './commands/usage.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
 import { CliError, createOutput } from './output.ts'
+import type { PluginCatalog } from '../plugin.ts'
+import type { AnyDefinition } from '../registry.ts'
+
+/** What this build of dcgate is made of: given by the entry point (dcgate.ts), the composition root. */
+export interface BuiltIns {
+  plugins: PluginCatalog
+  adapters: readonly AnyDefinition[]
+}
 
 const HELP = `dcgate: conversion tracking, data export and data deletion
 
@@ -40,7 +48,7 @@ Options:
 
 const COMMANDS = ['start', 'migrate', 'sites', 'keys', 'deliveries', 'held', 'usage', 'data']
 
-async function main(argv: string[]): Promise<void> {
+async function main(argv: string[], builtIns: BuiltIns): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -64,14 +72,14 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!COMMANDS.includes(command)) throw new CliError(`Unknown command "${command}". Run dcgate --help.`, 2)
   const out = createOutput(values.json)
-  const config = await loadConfig(values.config, values.port)
+  const config = await loadConfig(values.config, values.port, builtIns.plugins)
   const client = createAdminClient(config, values.url)
   switch (command) {
     // The server stack (ORM, PGlite) loads only for the commands that need it, so the admin commands start fast.
     case 'start': {
       const [{ createLogger }, { handleSignals, startServer }] = await Promise.all([import('../logger.ts'), import('../server.ts')])
       const logger = createLogger()
-      handleSignals(await startServer(config, { logger }), logger)
+      handleSignals(await startServer(config, { logger, builtInPlugins: builtIns.plugins, adapters: builtIns.adapters }), logger)
       return
     }
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
@@ -84,16 +92,19 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-async function loadConfig(file: string | undefined, port: string | undefined): Promise<ResolvedConfig> {
+async function loadConfig(file: string | undefined, port: string | undefined, plugins: PluginCatalog): Promise<ResolvedConfig> {
   if (port !== undefined && !/^\d+$/.test(port)) throw new CliError(`--port must be a whole number, got "${port}"`, 2)
   const env = port === undefined ? process.env : { ...process.env, PORT: port }
-  return loadConfigFile(resolveConfigPath(file), env)
+  return loadConfigFile(resolveConfigPath(file), env, plugins)
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
-  if (error instanceof BootError) process.stderr.write(`dcgate: ${error.describe()}\n`)
-  else process.stderr.write(`dcgate: ${error instanceof Error ? error.message : String(error)}${usage ? ' (run dcgate --help)' : ''}\n`)
-  if (process.env.DCGATE_LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`)
-  process.exitCode = error instanceof CliError ? error.exitCode : usage ? 2 : 1
-})
+/** Runs one `dcgate` command; sets the exit code and prints a failure as one line (a stack trace only at debug level). */
+export async function runCli(argv: string[], builtIns: BuiltIns): Promise<void> {
+  await main(argv, builtIns).catch((error: unknown) => {
+    const usage = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
+    if (error instanceof BootError) process.stderr.write(`dcgate: ${error.describe()}\n`)
+    else process.stderr.write(`dcgate: ${error instanceof Error ? error.message : String(error)}${usage ? ' (run dcgate --help)' : ''}\n`)
+    if (process.env.DCGATE_LOG_LEVEL === 'debug' && error instanceof Error) process.stderr.write(`${error.stack}\n`)
+    process.exitCode = error instanceof CliError ? error.exitCode : usage ? 2 : 1
+  })
+}

@@ -4,7 +4,8 @@ import { pathToFileURL, fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import { BootError } from '../errors.ts'
 import { formatIssues } from './issues.ts'
-import { ConfigSchema, type ResolvedConfig } from './schema.ts'
+import { ConfigSchema, CORE_KEYS, type ResolvedConfig } from './schema.ts'
+import { resolvePluginSections, type PluginCatalog, type PluginDefinition } from '../plugin.ts'
 
 const SHIPPED_CONFIG = fileURLToPath(new URL('../../config/dcgate.config.ts', import.meta.url))
 
@@ -17,7 +18,7 @@ export function resolveConfigPath(explicit?: string, env: NodeJS.ProcessEnv = pr
 }
 
 /** Imports a .ts/.mjs/.js config file whose default export is the config object, then resolves it. */
-export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedConfig> {
+export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog = {}): Promise<ResolvedConfig> {
   if (!existsSync(file)) throw new BootError(`Config file not found: ${file}`)
   let mod: { default?: unknown }
   try {
@@ -27,17 +28,42 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = proc
     throw new BootError(`Could not load config file ${file}`, [firstLine(error)], { cause: error })
   }
   if (mod.default === undefined) throw new BootError(`Config file ${file} has no default export`, ['end it with: export default defineConfig({ ... })'])
-  return { ...resolveConfig(mod.default, env), configFile: file }
+  return { ...resolveConfig(mod.default, env, plugins), configFile: file }
 }
 
-/** Applies the environment overrides and validates; throws a BootError naming every bad path. */
-export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env): ResolvedConfig {
+/**
+ * Applies the environment overrides and validates; throws a BootError naming every bad path. The kernel's keys are
+ * checked here; any other top-level key must be the section of a plugin in `plugins` (the built-in catalog) or an
+ * inline plugin of the config, and is validated with that plugin's schema.
+ */
+export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog = {}): ResolvedConfig {
   const withEnv = applyEnvOverrides(input, env)
-  const result = v.safeParse(ConfigSchema, withEnv)
-  if (!result.success) throw new BootError('Invalid configuration', formatIssues(result.issues))
-  const config = result.output
+  const { own, extra } = splitKeys(withEnv)
+  const result = v.safeParse(ConfigSchema, own)
+  const known = [...Object.values(plugins), ...inlinePlugins(own)]
+  const { sections, problems } = resolvePluginSections(extra, known)
+  if (!result.success || problems.length > 0) {
+    throw new BootError('Invalid configuration', [...(result.success ? [] : formatIssues(result.issues)), ...problems])
+  }
+  const config = { ...result.output, ...sections } as ResolvedConfig
   config.dataDir = resolve(process.cwd(), config.dataDir)
   return config
+}
+
+/** The kernel's keys apart from the rest (plugin sections, or misspellings). */
+function splitKeys(input: unknown): { own: unknown, extra: Record<string, unknown> } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return { own: input, extra: {} }
+  const own: Record<string, unknown> = {}
+  const extra: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(input)) (CORE_KEYS.includes(key) ? own : extra)[key] = value
+  return { own, extra }
+}
+
+/** Plugins given as definitions in the config's own `plugins` list: their sections are known too. */
+function inlinePlugins(own: unknown): PluginDefinition[] {
+  const list = (own as { plugins?: unknown } | undefined)?.plugins
+  if (!Array.isArray(list)) return []
+  return list.filter((entry): entry is PluginDefinition => typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string')
 }
 
 /** PORT, DATABASE_URL, REDIS_URL, DCGATE_DATA_DIR and DCGATE_ADMIN_TOKEN win over the file. */

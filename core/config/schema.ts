@@ -1,12 +1,11 @@
 import * as v from 'valibot'
-import { EmailRiskOptionsSchema } from '../../plugins/email-risk/options.ts'
 import { proxyEntryProblem } from '../http/client-ip.ts'
 
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
 
 /** Objects reject unknown keys, so a misspelt key (`sever:`, `destinaton:`) stops boot instead of being ignored. */
-function strict<const E extends v.ObjectEntries>(entries: E) {
+export function strict<const E extends v.ObjectEntries>(entries: E) {
   return v.strictObject(entries, (issue) => {
     if (issue.expected === 'never') return 'unknown key (check its spelling)'
     if (issue.expected?.startsWith('"')) return 'is required'
@@ -15,7 +14,7 @@ function strict<const E extends v.ObjectEntries>(entries: E) {
 }
 
 const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
-const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
+export const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
 
 function TrustProxySchema() {
   const entry = v.pipe(v.string('must be a string'), v.trim(), v.check((value) => proxyEntryProblem(value) === undefined, (issue) => proxyEntryProblem(String(issue.input)) ?? 'is invalid'))
@@ -93,30 +92,7 @@ const DeliverySchema = strict({
   publicGraceSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(3600)), 120),
 })
 
-const RetentionDays = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(36_500))
-
-const CaptureSchema = strict({
-  /** Hits are written in batches: when this many are waiting, or this long after the first one. */
-  flushSize: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000)), 5000),
-  flushIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10), v.maxValue(60_000)), 1000),
-  /** Hits waiting for the database may hold this much memory, and their journal this much disk; past it /collect answers 503. */
-  maxPendingMb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65_536)), 256),
-  /** A GeoLite2/DB-IP City .mmdb file to use instead of the bundled country/city data (fresher, or licensed). */
-  geoDatabase: v.optional(NonEmpty),
-  /** DNS servers for first-party host checks (ip or ip:port); the system resolver when empty. */
-  dnsServers: v.optional(v.array(NonEmpty), []),
-  /** The shared script host a site's firstPartyHost must CNAME to; defaults to the host of server.cdnUrl or baseUrl. */
-  scriptHost: v.optional(NonEmpty),
-  /** Page events, visits and identified users older than this many days are deleted (hourly); unset keeps them. */
-  retentionDays: v.optional(RetentionDays),
-})
-
-const ReleaseSchema = strict({
-  /** A held conversion not released within this many days expires; a release then answers 404. */
-  expireAfterDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(365)), 30),
-  /** How often each site's CRM pollers run. */
-  pollIntervalSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 300),
-})
+export const RetentionDays = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(36_500))
 
 const MailSchema = strict({
   smtp: v.optional(v.pipe(v.string(), v.regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://'))),
@@ -199,9 +175,6 @@ export const ConfigSchema = v.pipe(
     mail: v.optional(MailSchema, {}),
     admin: v.optional(AdminSchema, {}),
     delivery: v.optional(DeliverySchema, {}),
-    capture: v.optional(CaptureSchema, {}),
-    release: v.optional(ReleaseSchema, {}),
-    emailRisk: v.optional(EmailRiskOptionsSchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
   }),
@@ -209,8 +182,21 @@ export const ConfigSchema = v.pipe(
   v.check((config) => unique(config.sites.flatMap((s) => (s.copKey ? [s.copKey] : []))), 'sites: a pinned copKey may belong to one site only'),
 )
 
-export type ConfigInput = v.InferInput<typeof ConfigSchema>
-export type ResolvedConfig = v.InferOutput<typeof ConfigSchema> & {
+/** The config keys the kernel owns; every other top-level key is a plugin's section (core/plugin.ts). */
+export const CORE_KEYS: readonly string[] = ['server', 'dataDir', 'database', 'storage', 'mail', 'admin', 'delivery', 'plugins', 'sites']
+
+/**
+ * Plugins' config sections as a config file writes them. Each plugin with options adds its own:
+ * `declare module '.../core/config/schema.ts' { interface PluginSections { capture?: ... } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface PluginSections {}
+/** Plugins' config sections after validation, with their defaults (augmented like PluginSections). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ResolvedPluginSections {}
+
+export type ConfigInput = v.InferInput<typeof ConfigSchema> & PluginSections
+export type ResolvedConfig = v.InferOutput<typeof ConfigSchema> & ResolvedPluginSections & {
   /** Absolute path of the file the config was loaded from, when it came from a file. */
   configFile?: string
 }

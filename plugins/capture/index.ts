@@ -9,6 +9,7 @@ import { createRetention } from './retention.ts'
 import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
 import { addDeadLetterEraser } from './erase.ts'
+import { CaptureOptions } from './options.ts'
 
 /**
  * Capture: the tracking script and what it sends. GET /script, POST /collect, /identify and /collect/worker;
@@ -17,18 +18,19 @@ import { addDeadLetterEraser } from './erase.ts'
  */
 export default definePlugin({
   name: 'capture',
-  async setup(ctx) {
+  options: CaptureOptions,
+  async setup(ctx, options) {
     const { config, logger } = ctx
-    const intel = await createVisitIntel({ geoDatabase: config.capture.geoDatabase, dataDir: config.dataDir, logger })
+    const intel = await createVisitIntel({ geoDatabase: options.geoDatabase, dataDir: config.dataDir, logger })
     for (const [name, info] of Object.entries(intel.dataInfo)) logger.info(`capture: ${name} data ${info.source}${info.date ? ` (${info.date})` : ''}`)
     const deadLetterDir = join(config.dataDir, 'capture-dead-letter')
     const writer = createCaptureWriter({
       prepared: ctx.prepared,
       journalDir: join(config.dataDir, 'capture-journal'),
       deadLetterDir,
-      flushSize: config.capture.flushSize,
-      flushIntervalMs: config.capture.flushIntervalMs,
-      maxPendingBytes: config.capture.maxPendingMb * 1024 * 1024,
+      flushSize: options.flushSize,
+      flushIntervalMs: options.flushIntervalMs,
+      maxPendingBytes: options.maxPendingMb * 1024 * 1024,
       logger,
       onError: (error) => {
         logger.error('capture: a batch could not be written; it is kept for the next flush', error)

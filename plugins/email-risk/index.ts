@@ -3,7 +3,7 @@ import { createEmailAssessor } from './assess.ts'
 import { createEmailCheck } from './check.ts'
 import { EmailCheckMonth, EmailCheckQuota, EmailRiskResult } from './entities.ts'
 import { addListeners } from './listeners.ts'
-import { resolveEmailRiskOptions, type EmailRiskOptionsInput } from './options.ts'
+import { EmailRiskOptionsSchema, resolveEmailRiskOptions, type EmailRiskOptions, type EmailRiskOptionsInput } from './options.ts'
 import { createQuota } from './quota.ts'
 import { addUsageAdminRoute } from './usage-route.ts'
 import { addEmailCheckRoute } from './route.ts'
@@ -18,12 +18,13 @@ export default createEmailRiskPlugin()
  * The plugin with its options given here rather than read from the config's `emailRisk` (tests, or an inline
  * plugin in a config file): `plugins: [createEmailRiskPlugin({ rdapUrl, dnsServers })]`.
  */
-export function createEmailRiskPlugin(inline?: EmailRiskOptionsInput): PluginDefinition {
+export function createEmailRiskPlugin(inline?: EmailRiskOptionsInput): PluginDefinition<EmailRiskOptions> {
   return definePlugin({
     name: 'email-risk',
     entities: [EmailRiskResult, EmailCheckQuota, EmailCheckMonth],
-    setup(ctx) {
-      const options = resolveEmailRiskOptions(inline ?? (ctx.config as { emailRisk?: unknown }).emailRisk)
+    options: EmailRiskOptionsSchema,
+    setup(ctx, configured) {
+      const options = inline ? resolveEmailRiskOptions(inline) : configured
       const assessor = createEmailAssessor(ctx.storage, options)
       const checks = createEmailCheck(ctx, assessor, options)
       const quota = createQuota(ctx)

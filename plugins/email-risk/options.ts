@@ -47,3 +47,8 @@ export function resolveEmailRiskOptions(input: unknown): EmailRiskOptions {
   if (result.success) return result.output
   throw new BootError('Invalid emailRisk options', formatIssues(result.issues, 'emailRisk'))
 }
+
+declare module '../../core/config/schema.ts' {
+  interface PluginSections { emailRisk?: EmailRiskOptionsInput }
+  interface ResolvedPluginSections { emailRisk: EmailRiskOptions }
+}

@@ -3,6 +3,7 @@ import { CrmPollState } from './entities.ts'
 import { addHeldAdmin, startExpiry } from './held.ts'
 import { addReleaseRoute } from './route.ts'
 import { createCrmScheduler } from './scheduler.ts'
+import { ReleaseOptions } from './options.ts'
 
 /**
  * The qualification gate: conversions of "when qualified" events are held by the pipeline; this plugin releases
@@ -11,6 +12,7 @@ import { createCrmScheduler } from './scheduler.ts'
 export default definePlugin({
   name: 'release',
   entities: [CrmPollState],
+  options: ReleaseOptions,
   setup(ctx) {
     addReleaseRoute(ctx)
     addHeldAdmin(ctx)

@@ -15,6 +15,8 @@ import { createConsola } from 'consola'
 import { H3, serve } from 'h3'
 import { resolveConfig } from '../../core/config/load.ts'
 import { startServer, type RunningServer } from '../../core/server.ts'
+import { adapters } from '../../adapters/index.ts'
+import { builtInPlugins } from '../../plugins/index.ts'
 
 const CONNECTIONS = 10
 const WARMUP_SECONDS = 2
@@ -121,8 +123,8 @@ async function startDcgate(dataDir: string): Promise<{ running: RunningServer, k
     dataDir,
     server: { port: 0, host: '127.0.0.1' },
     sites: [{ id: 'demo', name: 'Demo shop' }],
-  }, {})
-  const running = await startServer(config, { banner: false, logger: createConsola({ level: -999 }) })
+  }, {}, builtInPlugins)
+  const running = await startServer(config, { banner: false, logger: createConsola({ level: -999 }), builtInPlugins, adapters })
   const created = await fetch(`${running.url}/admin/api/sites/demo/keys`, {
     method: 'POST',
     headers: { 'authorization': `Bearer ${running.dcgate.adminToken}`, 'content-type': 'application/json' },

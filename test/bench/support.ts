@@ -61,7 +61,7 @@ export async function startDcgate(config: object, databaseUrl: string | undefine
   const { DATABASE_URL: _inherited, ...inherited } = process.env
   const env = { ...inherited, PORT: String(port), DCGATE_DATA_DIR: join(dir, 'data'), DCGATE_LOG_LEVEL: 'warn', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
-  const child = spawn(process.execPath, [...profile, 'core/cli/bin.mjs', 'start', '--config', configFile], { cwd: ROOT, env, stdio: 'ignore' })
+  const child = spawn(process.execPath, [...profile, 'bin/dcgate.mjs', 'start', '--config', configFile], { cwd: ROOT, env, stdio: 'ignore' })
   const dcgate: Dcgate = {
     url: `http://127.0.0.1:${port}`,
     child,

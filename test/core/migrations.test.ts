@@ -48,7 +48,7 @@ describe(`migrations on ${onPostgres ? 'PostgreSQL' : 'the embedded database'}`,
     // No server runs on this port, so on the embedded database the CLI opens the data dir itself.
     const { DATABASE_URL: _ignored, ...inherited } = process.env
     const env = { ...inherited, DCGATE_DATA_DIR: dataDir, PORT: '1', ...(database.url ? { DATABASE_URL: database.url } : {}) }
-    const migrate = async () => JSON.parse((await run(process.execPath, ['core/cli/bin.mjs', 'migrate', '--json'], { cwd: root, env })).stdout) as { applied: string[] }
+    const migrate = async () => JSON.parse((await run(process.execPath, ['bin/dcgate.mjs', 'migrate', '--json'], { cwd: root, env })).stdout) as { applied: string[] }
     expect((await migrate()).applied).toEqual(migrations.map((m) => m.name))
     expect((await migrate()).applied).toEqual([])
   })

@@ -7,6 +7,8 @@ import { createApp, type CreateAppOptions, type DcgateApp } from '../../core/app
 import { resolveConfig } from '../../core/config/load.ts'
 import type { ConfigInput } from '../../core/config/schema.ts'
 import { freshDatabase, type TestDatabase } from './database.ts'
+import { builtInPlugins } from '../../plugins/index.ts'
+import { adapters } from '../../adapters/index.ts'
 
 export const DEMO_SITE = { id: 'demo', name: 'Demo shop' } as const
 
@@ -22,7 +24,7 @@ export interface TestApp {
   close: () => Promise<void>
 }
 
-export interface TestAppOptions extends CreateAppOptions {
+export interface TestAppOptions extends Partial<CreateAppOptions> {
   /** Use this database URL instead of a fresh one (several instances on one database). */
   databaseUrl?: string
   /** Use this data dir (to restart on the same embedded database); default a new temp dir. */
@@ -43,9 +45,9 @@ export async function bootTestApp(input: Partial<ConfigInput> = {}, options: Tes
     dataDir,
     database: { ...input.database, url: database.url },
     storage: input.storage ?? { url: (options.redis ?? true) ? process.env.REDIS_URL : undefined },
-  }, {})
+  }, {}, options.builtInPlugins ?? builtInPlugins)
   const logger = options.logger ?? createConsola({ level: process.env.DCGATE_TEST_LOG ? 4 : -999 })
-  const dcgate = await createApp(config, { inMemoryDatabase: !options.persistent, embeddedTemplate: options.persistent ? undefined : pgliteTemplate(), logger, ...options }).catch(async (error: unknown) => {
+  const dcgate = await createApp(config, { inMemoryDatabase: !options.persistent, embeddedTemplate: options.persistent ? undefined : pgliteTemplate(), logger, ...options, builtInPlugins: options.builtInPlugins ?? builtInPlugins, adapters: options.adapters ?? adapters }).catch(async (error: unknown) => {
     await database.drop()
     throw error
   })

@@ -8,7 +8,7 @@ import { freshDatabase, type TestDatabase } from './database.ts'
 
 /** The repository root: the child's cwd, as when an operator runs `npx dcgate` there. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
-export const BIN = join(REPO_ROOT, 'core/cli/bin.mjs')
+export const BIN = join(REPO_ROOT, 'bin/dcgate.mjs')
 /** What a config file outside the repo imports defineConfig/definePlugin from (the child runs under tsx). */
 export const CORE_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'core/index.ts')).href
 
@@ -99,7 +99,7 @@ export function runCommand(command: string, args: string[], env: NodeJS.ProcessE
   })
 }
 
-/** `node core/cli/bin.mjs ...args` from the repo root. */
+/** `node bin/dcgate.mjs ...args` from the repo root. */
 export function runDcgate(args: string[], env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<RunResult> {
   return runCommand(process.execPath, [BIN, ...args], env, timeoutMs)
 }
@@ -200,7 +200,7 @@ export interface ServerProcess {
   /** Output of the current server process so far. */
   readonly stdout: string
   readonly stderr: string
-  /** `node core/cli/bin.mjs ...args` with the server's environment (port, data dir, database); `env` adds to it. */
+  /** `node bin/dcgate.mjs ...args` with the server's environment (port, data dir, database); `env` adds to it. */
   cli: (args: string[], env?: EnvOverrides) => Promise<RunResult>
   /** Resolves once the server's output matches `pattern`. */
   waitForOutput: (pattern: RegExp, timeoutMs?: number) => Promise<void>

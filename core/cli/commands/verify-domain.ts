@@ -1,6 +1,6 @@
 import type { AdminClient } from '../admin-client.ts'
 import { CliError, type Output } from '../output.ts'
-import type { VerifyDomainAnswer } from '../../../plugins/capture/first-party/admin-route.ts'
+import type { VerifyDomainAnswer } from '../../sites/verify-domain.ts'
 
 const USAGE = 'Usage: dcgate sites verify-domain <site-id>'
 

@@ -2,25 +2,8 @@ import * as v from 'valibot'
 import { apiError } from '../../../core/http/errors.ts'
 import type { RouteTable } from '../../../core/http/routes.ts'
 import type { SiteDirectory } from '../../../core/sites/directory.ts'
+import type { VerifyDomainAnswer } from '../../../core/sites/verify-domain.ts'
 import type { FirstPartyChecker } from './state.ts'
-
-/** The admin API's answer to a check, and what `dcgate sites verify-domain --json` prints. */
-export interface VerifyDomainAnswer {
-  site_id: string
-  host: string
-  verified: boolean
-  /** What the record points at now (a CNAME target, or the addresses of a flattened record). */
-  target: string | null
-  /** Why it is not verified; null when it is. */
-  reason: string | null
-  /** The check could not reach DNS (a verified host then stays verified for a while). */
-  temporary: boolean
-  checked_at: string
-  verified_at: string | null
-  script_host: string
-  /** The record to create at the site's DNS provider. */
-  record: { name: string, type: 'CNAME', value: string }
-}
 
 const SiteParams = v.object({ id: v.pipe(v.string(), v.minLength(1)) })
 

@@ -3,11 +3,11 @@
 import { readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { MikroORM } from '@mikro-orm/postgresql'
-import { startEmbeddedDatabase } from './embedded.ts'
-import { coreEntities, ormOptions } from './orm.ts'
-import { builtInPlugins } from '../../plugins/index.ts'
+import { startEmbeddedDatabase } from '../core/db/embedded.ts'
+import { coreEntities, ormOptions } from '../core/db/orm.ts'
+import { builtInPlugins } from '../plugins/index.ts'
 
-const dir = fileURLToPath(new URL('./migrations/', import.meta.url))
+const dir = fileURLToPath(new URL('../core/db/migrations/', import.meta.url))
 const entities = [...coreEntities, ...Object.values(builtInPlugins).flatMap((p) => p.entities ?? [])]
 const db = await startEmbeddedDatabase(null)
 const base = ormOptions(db.url, entities, true)

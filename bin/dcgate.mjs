@@ -4,4 +4,4 @@
 // config file written in TypeScript or CommonJS loads from any folder.
 import 'tsx'
 
-await import('./main.ts')
+await import('../dcgate.ts')
