@@ -16,12 +16,3 @@ export const eventSchema = v.optional(
   v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
   'Purchase',
 )
-
-/** Unknown keys are refused, so a misspelt `secert:` stops boot instead of leaving the source unverifiable. */
-export function sourceOptions<const E extends v.ObjectEntries>(entries: E, shape: string) {
-  return v.strictObject(entries, (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return `must be an object with ${shape}`
-  })
-}

@@ -7,7 +7,9 @@ import { GoogleOAuthError, tokenCacheKey } from '../../adapters/ads/google-ads/a
 import { GoogleAdsMappingError, toConversionDateTime, type UploadClickConversionsBody } from '../../adapters/ads/google-ads/map.ts'
 import { GOOGLE_ADS_API_VERSION } from '../../adapters/ads/google-ads/version.ts'
 import type { ConversionEvent, DeliveryOutcome } from '../../core/delivery/types.ts'
-import type { AuthContext } from '../../core/registry.ts'
+import { resolveConfig } from '../../core/config/load.ts'
+import { BootError } from '../../core/errors.ts'
+import { createRegistry, type AuthContext } from '../../core/registry.ts'
 import { testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
@@ -133,6 +135,19 @@ function googleSpecificTests(): void {
       expect(messages).toEqual(expect.arrayContaining([expect.stringMatching(/^customerId: must be the Google Ads customer id .*10 digits/), expect.stringMatching(/^conversionActions\.purchase: unknown key/)]))
       const empty = v.safeParse(googleAdsOptions, { ...options(), conversionActions: {} })
       expect(empty.issues?.[0]?.message).toBe('must give at least one conversion action id')
+    })
+
+    it('refuses a misspelt option (they were dropped silently once), so boot stops naming its path', () => {
+      const site = { id: 'demo', name: 'Demo', destinations: { google_ads: { ...options(), validateonly: true } } }
+      let error: unknown
+      try {
+        createRegistry([googleAds], resolveConfig({ sites: [site] }, {}).sites)
+      }
+      catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(BootError)
+      expect((error as BootError).details).toEqual(['sites[0].destinations.google_ads.validateonly: unknown key (check its spelling)'])
     })
 
     it('needs no developer token (Google sunset them; the header is ignored)', () => {

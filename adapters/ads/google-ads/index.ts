@@ -1,6 +1,8 @@
 import * as v from 'valibot'
 import type { ConversionEvent } from '../../../core/delivery/types.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeGoogleAds } from './auth.ts'
 import { skipReason, toUploadRequest } from './map.ts'
 import { parseUploadResponse } from './response.ts'
@@ -21,7 +23,8 @@ const actionId = v.optional(digits('a conversion action id, the number after "ct
 const secret = (what: string) => v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`))
 const url = (what: string) => v.pipe(v.string(), v.trim(), v.url(`must be ${what}`), v.transform((u) => u.replace(/\/+$/, '')))
 
-export const googleAdsOptions = v.object({
+/** `sites[].destinations.google_ads`; unknown keys are refused so a misspelt `validateonly` stops boot. */
+export const googleAdsOptions = strictOptions({
   /** The Google Ads account that owns the conversion actions (the "conversion customer"). */
   customerId: customerId('the Google Ads customer id of the account that owns the conversion actions'),
   /**
@@ -36,17 +39,14 @@ export const googleAdsOptions = v.object({
   loginCustomerId: v.optional(customerId('the manager account\'s customer id')),
   /** One UPLOAD_CLICKS conversion action per standard event; events without one are not sent (see acceptsEvent). */
   conversionActions: v.pipe(
-    v.strictObject(
-      { Purchase: actionId, Lead: actionId, CompleteRegistration: actionId, Schedule: actionId },
-      (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to conversion action ids',
-    ),
+    perStandardEvent(actionId, 'conversion action ids'),
     v.check((actions) => Object.values(actions).some(Boolean), 'must give at least one conversion action id'),
   ),
   /** Test mode: Google validates every conversion and records none. */
   validateOnly: v.optional(v.boolean('must be true or false'), false),
   baseUrl: v.optional(url('an http(s) URL'), 'https://googleads.googleapis.com'),
   oauthUrl: v.optional(url('an http(s) URL'), 'https://oauth2.googleapis.com/token'),
-})
+}, 'customerId, clientId, clientSecret, refreshToken and conversionActions')
 
 export type GoogleAdsOptions = v.InferOutput<typeof googleAdsOptions>
 

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeLinkedIn } from './auth.ts'
 import { skipReason, toConversionEventsRequest } from './map.ts'
 import { parseConversionEventsResponse } from './response.ts'
@@ -25,7 +27,7 @@ const url = (example: string) => v.pipe(
 
 /** `sites[].destinations.linkedin`. Unknown keys are refused so a misspelt option stops boot instead of doing nothing. */
 export const linkedInOptions = v.pipe(
-  v.strictObject(
+  strictOptions(
     {
       /** A static OAuth access token (60 days). Use this, or refreshToken with clientId and clientSecret. */
       accessToken: secret('an OAuth access token with the rw_conversions scope'),
@@ -35,10 +37,7 @@ export const linkedInOptions = v.pipe(
       refreshToken: secret('a LinkedIn programmatic refresh token'),
       /** One Conversions API rule per standard event; events without one are skipped (see skipReason). */
       conversionRules: v.pipe(
-        v.strictObject(
-          { Purchase: ruleId, Lead: ruleId, CompleteRegistration: ruleId, Schedule: ruleId },
-          (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to conversion rule ids',
-        ),
+        perStandardEvent(ruleId, 'conversion rule ids'),
         v.check((rules) => Object.values(rules).some(Boolean), 'must give at least one conversion rule id'),
       ),
       /** Test mode: every event goes to this rule (one with no campaigns) instead of its mapped rule. */
@@ -46,11 +45,7 @@ export const linkedInOptions = v.pipe(
       baseUrl: v.optional(url('https://api.linkedin.com'), 'https://api.linkedin.com'),
       oauthUrl: v.optional(url('https://www.linkedin.com/oauth/v2/accessToken'), 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
-    (issue) => {
-      if (issue.expected === 'never') return 'unknown key (check its spelling)'
-      if (issue.expected?.startsWith('"')) return 'is required'
-      return 'must be an object with conversionRules and an accessToken or refreshToken'
-    },
+    'conversionRules and an accessToken or refreshToken',
   ),
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return

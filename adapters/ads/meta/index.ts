@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { toMetaRequest, type MetaOptions } from './map.ts'
 import { fromMetaResponse } from './response.ts'
 import { META_API_VERSION } from './version.ts'
@@ -7,7 +8,7 @@ import { META_API_VERSION } from './version.ts'
 const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
 
 /** `sites[].destinations.meta`; unknown keys are refused so a misspelt `testEventcode` stops boot. */
-const options = v.strictObject(
+const options = strictOptions(
   {
     pixelId: v.pipe(
       v.string('must be a string of digits (quote it: numbers this long lose digits)'),
@@ -23,11 +24,7 @@ const options = v.strictObject(
       v.transform((url) => url.replace(/\/+$/, '')),
     )),
   },
-  (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object with pixelId and accessToken'
-  },
+  'pixelId and accessToken',
 ) satisfies v.GenericSchema<unknown, MetaOptions>
 
 /** Meta Conversions API (server events for a pixel / dataset). Setup, mapping and decisions: README.md. */

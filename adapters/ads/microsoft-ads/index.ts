@@ -1,6 +1,8 @@
 import * as v from 'valibot'
 import type { StandardEvent } from '../../../core/delivery/types.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, MAX_EVENT_AGE_DAYS, UET_CAPI_URL, skipReason, toUetRequest, type MicrosoftAdsOptions, type UetGoalEvent } from './map.ts'
 import { fromUetResponse } from './response.ts'
 import { MICROSOFT_ADS_API_VERSION } from './version.ts'
@@ -23,10 +25,7 @@ const goalEvent = v.union(
 
 /** Per standard event; the ones not given keep their default (README "Event mapping"). */
 const events = v.pipe(
-  v.strictObject(
-    { Purchase: v.optional(goalEvent), Lead: v.optional(goalEvent), CompleteRegistration: v.optional(goalEvent), Schedule: v.optional(goalEvent) },
-    (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to goal event actions',
-  ),
+  perStandardEvent(v.optional(goalEvent), 'goal event actions'),
   v.transform((given): Record<StandardEvent, UetGoalEvent | false> => {
     const chosen = Object.fromEntries(Object.entries(given).filter(([, goal]) => goal !== undefined))
     return { ...DEFAULT_EVENTS, ...chosen }
@@ -34,7 +33,7 @@ const events = v.pipe(
 )
 
 /** `sites[].destinations.microsoft_ads`; unknown keys are refused so a misspelt option stops boot. */
-export const microsoftAdsOptions = v.strictObject(
+export const microsoftAdsOptions = strictOptions(
   {
     tagId: v.pipe(
       v.union([v.string(), v.pipe(v.number(), v.safeInteger())], 'must be the UET tag id (digits), from Tools → UET tag'),
@@ -54,11 +53,7 @@ export const microsoftAdsOptions = v.strictObject(
       UET_CAPI_URL,
     ),
   },
-  (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling; the UET Conversions API has no test mode, see the README)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object with tagId and apiToken'
-  },
+  'tagId and apiToken', 'unknown key (check its spelling; the UET Conversions API has no test mode, see the README)',
 ) satisfies v.GenericSchema<unknown, MicrosoftAdsOptions>
 
 /** Microsoft Advertising UET Conversions API (server events for a UET tag). Setup, mapping and decisions: README.md. */

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { PINTEREST_EVENT_NAMES, skipReason, toPinterestRequest, type PinterestOptions } from './map.ts'
 import { fromPinterestResponse } from './response.ts'
 import { PINTEREST_API_VERSION } from './version.ts'
@@ -12,7 +14,7 @@ const eventName = v.optional(v.union(
 ))
 
 /** `sites[].destinations.pinterest`; unknown keys are refused so a misspelt `testmode` stops boot. */
-const options = v.strictObject(
+const options = strictOptions(
   {
     adAccountId: v.pipe(
       v.string('must be a string of digits (quote it: numbers this long lose digits)'),
@@ -21,12 +23,7 @@ const options = v.strictObject(
     ),
     accessToken: NonEmpty,
     testMode: v.optional(v.boolean('must be true or false')),
-    eventNames: v.optional(v.strictObject(
-      { Purchase: eventName, Lead: eventName, CompleteRegistration: eventName, Schedule: eventName },
-      (issue) => issue.expected === 'never'
-        ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule'
-        : 'must map standard events to Pinterest event names',
-    )),
+    eventNames: v.optional(perStandardEvent(eventName, 'Pinterest event names')),
     baseUrl: v.optional(v.pipe(
       v.string('must be a string'),
       v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://api.pinterest.com'),
@@ -34,11 +31,7 @@ const options = v.strictObject(
       v.transform((url) => url.replace(/\/+$/, '')),
     )),
   },
-  (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object with adAccountId and accessToken'
-  },
+  'adAccountId and accessToken',
 ) satisfies v.GenericSchema<unknown, PinterestOptions>
 
 /** Pinterest Conversions API (v5 `events/create`). Setup, mapping and decisions: README.md. */

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { CUSTOM_EVENT_NAME_MAX, TRACKING_TYPES } from './events.ts'
 import { skipReason, toRedditRequest, type RedditOptions } from './map.ts'
 import { fromRedditResponse } from './response.ts'
@@ -17,7 +19,7 @@ const redditEvent = v.union(
 )
 
 /** `sites[].destinations.reddit`; unknown keys are refused so a misspelt `testid` stops boot. */
-const options = v.strictObject(
+const options = strictOptions(
   {
     pixelId: v.pipe(
       v.string('must be a string'),
@@ -26,10 +28,7 @@ const options = v.strictObject(
     ),
     accessToken: NonEmpty,
     testId: v.optional(NonEmpty),
-    events: v.optional(v.strictObject(
-      { Purchase: v.optional(redditEvent), Lead: v.optional(redditEvent), CompleteRegistration: v.optional(redditEvent), Schedule: v.optional(redditEvent) },
-      (issue) => (issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to Reddit events'),
-    )),
+    events: v.optional(perStandardEvent(v.optional(redditEvent), 'Reddit events')),
     baseUrl: v.optional(v.pipe(
       v.string('must be a string'),
       v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://ads-api.reddit.com'),
@@ -37,11 +36,7 @@ const options = v.strictObject(
       v.transform((url) => url.replace(/\/+$/, '')),
     )),
   },
-  (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object with pixelId and accessToken'
-  },
+  'pixelId and accessToken',
 ) satisfies v.GenericSchema<unknown, RedditOptions>
 
 /** Reddit Conversions API v3 (server events for a Reddit pixel). Setup, mapping and decisions: README.md. */

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, TIKTOK_API_URL, skipReason, toTrackRequest, type TikTokEventMapping, type TikTokOptions } from './map.ts'
 import { fromTrackResponse } from './response.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
@@ -23,12 +25,7 @@ const eventName = v.nullable(v.pipe(
 /** Per-site overrides of DEFAULT_EVENTS; a key left out keeps its default, null turns the event off for TikTok. */
 const events = v.pipe(
   v.optional(
-    v.strictObject(
-      { Purchase: v.optional(eventName), Lead: v.optional(eventName), CompleteRegistration: v.optional(eventName), Schedule: v.optional(eventName) },
-      (issue) => issue.expected === 'never'
-        ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule'
-        : 'must map standard events to TikTok event names, e.g. { Purchase: "CompletePayment" }',
-    ),
+    perStandardEvent(v.optional(eventName), 'TikTok event names, e.g. { Purchase: "CompletePayment" }'),
     {},
   ),
   v.transform((overrides): TikTokEventMapping => {
@@ -41,7 +38,7 @@ const events = v.pipe(
 )
 
 /** `sites[].destinations.tiktok`; unknown keys are refused so a misspelt `testEventcode` stops boot. */
-const options = v.strictObject(
+const options = strictOptions(
   {
     pixelCode,
     accessToken: NonEmpty,
@@ -57,11 +54,7 @@ const options = v.strictObject(
       TIKTOK_API_URL,
     ),
   },
-  (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object with pixelCode and accessToken'
-  },
+  'pixelCode and accessToken',
 ) satisfies v.GenericSchema<unknown, TikTokOptions>
 
 /** TikTok Events API 2.0 (server events for a pixel). Setup, mapping and decisions: README.md. */

@@ -1,5 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeX } from './auth.ts'
 import { X_ADS_API_URL, skipReason, toXRequest, type XOptions } from './map.ts'
 import { fromXResponse } from './response.ts'
@@ -17,16 +19,13 @@ const eventId = (what: string) => v.pipe(
 const mappedEvent = v.optional(eventId('an X event id'))
 
 const events = v.pipe(
-  v.strictObject(
-    { Purchase: mappedEvent, Lead: mappedEvent, CompleteRegistration: mappedEvent, Schedule: mappedEvent },
-    (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : 'must map standard events to X event ids',
-  ),
+  perStandardEvent(mappedEvent, 'X event ids'),
   v.check((ids) => Object.values(ids).some(Boolean), 'must give at least one X event id'),
 )
 
 /** `sites[].destinations.x`; unknown keys are refused so a misspelt `testEventID` stops boot. */
 const options = v.pipe(
-  v.strictObject(
+  strictOptions(
     {
       consumerKey: secret('the X app\'s API key (consumer key)'),
       consumerSecret: secret('the X app\'s API key secret (consumer secret)'),
@@ -47,11 +46,7 @@ const options = v.pipe(
         v.transform((url) => url.replace(/\/+$/, '')),
       ), X_ADS_API_URL),
     },
-    (issue) => {
-      if (issue.expected === 'never') return 'unknown key (check its spelling)'
-      if (issue.expected?.startsWith('"')) return 'is required'
-      return 'must be an object with consumerKey, consumerSecret, accessToken, accessTokenSecret, pixelId and events'
-    },
+    'consumerKey, consumerSecret, accessToken, accessTokenSecret, pixelId and events',
   ),
   // X refuses an event of another pixel; catch a `tw-<pixel>-<event>` id copied from the wrong pixel at boot.
   v.check(

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineCrmPoller } from '../../../core/registry.ts'
-import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, objectMessage, pageSize } from '../shared/options.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, pageSize } from '../shared/options.ts'
 import { pollHubspot } from './poll.ts'
 import { HUBSPOT_API_VERSION } from './version.ts'
 
@@ -19,7 +20,7 @@ export interface HubspotOptions {
 const PropertyName = v.pipe(v.string('must be a string'), v.trim(), v.regex(/^[a-z0-9_]+$/, 'must be a property\'s internal name (lower case, digits and _), e.g. lifecyclestage'))
 
 /** `sites[].crm.hubspot`. */
-export const hubspotOptions = v.strictObject(
+export const hubspotOptions = strictOptions(
   {
     accessToken: NonEmpty,
     eventName: EventName,
@@ -32,7 +33,7 @@ export const hubspotOptions = v.strictObject(
     pageSize: pageSize(1, 100, 100),
     baseUrl: v.optional(httpUrl('https://api.hubapi.com'), 'https://api.hubapi.com'),
   },
-  objectMessage('accessToken and eventName'),
+  'accessToken and eventName',
 ) satisfies v.GenericSchema<unknown, HubspotOptions>
 
 /** HubSpot CRM v3 contacts search, polled for contacts that reached a qualified stage. Setup and decisions: README.md. */

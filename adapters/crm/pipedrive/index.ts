@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineCrmPoller } from '../../../core/registry.ts'
-import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, objectMessage, pageSize } from '../shared/options.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, pageSize } from '../shared/options.ts'
 import { pollPipedrive } from './poll.ts'
 import { PIPEDRIVE_API_VERSION } from './version.ts'
 
@@ -22,24 +23,24 @@ const FieldValue = v.pipe(v.union([NonEmpty, v.pipe(v.number(), v.integer())], '
 
 /** `sites[].crm.pipedrive`: exactly one of dealStageIds and personField says what "qualified" means. */
 export const pipedriveOptions = v.pipe(
-  v.strictObject(
+  strictOptions(
     {
       apiToken: NonEmpty,
       eventName: EventName,
       dealStageIds: v.optional(v.pipe(v.array(StageId, 'must be a list of stage ids'), v.minLength(1, 'must list at least one stage id'), v.maxLength(10, 'must list at most 10 stage ids'))),
-      personField: v.optional(v.strictObject(
+      personField: v.optional(strictOptions(
         {
           key: v.pipe(NonEmpty, v.regex(/^(label_ids|[a-z0-9_]+)$/, 'must be a person field key (the 40-character key of a custom field, or label_ids)')),
           values: v.pipe(v.array(FieldValue, 'must be a list of values'), v.minLength(1, 'must list at least one value'), v.maxLength(20, 'must list at most 20 values')),
         },
-        objectMessage('key and values'),
+        'key and values',
       )),
       overlapMinutes: OverlapMinutes,
       initialLookbackDays: InitialLookbackDays,
       pageSize: pageSize(1, 500, 500),
       baseUrl: v.optional(httpUrl('https://api.pipedrive.com'), 'https://api.pipedrive.com'),
     },
-    objectMessage('apiToken, eventName and dealStageIds or personField'),
+    'apiToken, eventName and dealStageIds or personField',
   ),
   v.check((options) => (options.dealStageIds === undefined) !== (options.personField === undefined), 'set exactly one of dealStageIds (a deal reaching a stage) and personField (a person field value)'),
 ) satisfies v.GenericSchema<unknown, PipedriveOptions>

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineCrmPoller } from '../../../core/registry.ts'
-import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, objectMessage, pageSize } from '../shared/options.ts'
+import { strictOptions } from '../../../core/options.ts'
+import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, pageSize } from '../shared/options.ts'
 import { pollSalesforce } from './poll.ts'
 import { SALESFORCE_API_VERSION } from './version.ts'
 
@@ -21,7 +22,7 @@ export interface SalesforceOptions {
 }
 
 /** `sites[].crm.salesforce`. */
-export const salesforceOptions = v.strictObject(
+export const salesforceOptions = strictOptions(
   {
     clientId: NonEmpty,
     clientSecret: v.optional(NonEmpty),
@@ -36,7 +37,7 @@ export const salesforceOptions = v.strictObject(
     // Sforce-Query-Options batchSize: Salesforce takes 200 to 2,000.
     pageSize: pageSize(200, 2000, 2000),
   },
-  objectMessage('clientId, refreshToken and eventName'),
+  'clientId, refreshToken and eventName',
 ) satisfies v.GenericSchema<unknown, SalesforceOptions>
 
 /** Salesforce REST + SOQL over Lead, polled for leads in a qualified status. Setup and decisions: README.md. */

@@ -25,12 +25,3 @@ export function httpUrl(example: string) {
 export function pageSize(min: number, max: number, fallback: number) {
   return v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`)), fallback)
 }
-
-/** Object-level messages in the style of the ad adapters: unknown keys are refused so a misspelt option stops boot. */
-export function objectMessage(required: string) {
-  return (issue: v.BaseIssue<unknown>): string => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return `must be an object with ${required}`
-  }
-}

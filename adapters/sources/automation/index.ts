@@ -8,11 +8,12 @@ import * as v from 'valibot'
 import { SourceInputError, defineIntakeSource, type IntakeSourceDefinition } from '../../../core/registry.ts'
 import { formatIssues } from '../../../core/config/issues.ts'
 import type { Confirmation } from '../../../core/delivery/types.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { ConversionRequest } from '../../../plugins/intake/schema.ts'
 import { toConversionInput } from '../../../plugins/intake/to-input.ts'
 import { clipped, compact } from '../fields.ts'
 import { readJsonObject } from '../json-body.ts'
-import { secretSchema, sourceOptions } from '../options.ts'
+import { secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
 
 export const AUTOMATION_TOOLS = ['zapier', 'make', 'n8n'] as const
@@ -23,7 +24,7 @@ const CONFIRMATIONS = ['payment_confirmed', 'crm_qualified', 'tracked'] as const
 const Claim = v.picklist(CONFIRMATIONS, `must be one of ${CONFIRMATIONS.join(', ')}`)
 
 /** `sites[].sources.<zapier|make|n8n>`: `{}` takes unsigned bodies only; with a secret, signed ones too. */
-const options = sourceOptions({ secret: v.optional(secretSchema('secret your automation signs the body with')) }, 'an optional secret')
+const options = strictOptions({ secret: v.optional(secretSchema('secret your automation signs the body with')) }, 'an optional secret')
 export type AutomationOptions = v.InferOutput<typeof options>
 
 /**

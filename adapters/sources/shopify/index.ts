@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { SourceInputError, defineIntakeSource } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { readJsonObject } from '../json-body.ts'
-import { eventSchema, secretSchema, sourceOptions } from '../options.ts'
+import { eventSchema, secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
 import { idAt } from '../fields.ts'
 import { toShopifyConversion } from './map.ts'
@@ -12,7 +13,7 @@ const TOPIC_HEADERS = ['X-Shopify-Topic', 'Shopify-Topic'] as const
 export const PAID_TOPIC = 'orders/paid'
 
 /** `sites[].sources.shopify`. */
-const options = sourceOptions({
+const options = strictOptions({
   secret: secretSchema('app client secret (or the signing key shown under Settings → Notifications → Webhooks)'),
   event: eventSchema,
 }, 'secret')

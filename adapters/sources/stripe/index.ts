@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { defineIntakeSource } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { readJsonObject } from '../json-body.ts'
-import { eventSchema, sourceOptions } from '../options.ts'
+import { eventSchema } from '../options.ts'
 import { headerValue } from '../signature.ts'
 import { toStripeResult } from './map.ts'
 import { verifyStripeSignature } from './signature.ts'
@@ -9,7 +10,7 @@ import { verifyStripeSignature } from './signature.ts'
 const SIGNATURE_HEADER = ['Stripe-Signature'] as const
 
 /** `sites[].sources.stripe`. */
-const options = sourceOptions({
+const options = strictOptions({
   signingSecret: v.pipe(
     v.string('must be a string'),
     v.trim(),

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { SourceInputError, defineIntakeSource } from '../../../core/registry.ts'
+import { strictOptions } from '../../../core/options.ts'
 import { readJsonObject } from '../json-body.ts'
-import { eventSchema, secretSchema, sourceOptions } from '../options.ts'
+import { eventSchema, secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
 import { requiredIdAt } from '../fields.ts'
 import { toWooConversion, unpaidReason } from './map.ts'
@@ -11,7 +12,7 @@ const TOPIC_HEADER = ['X-WC-Webhook-Topic'] as const
 export const ORDER_TOPICS = ['order.created', 'order.updated'] as const
 
 /** `sites[].sources.woocommerce`. */
-const options = sourceOptions({
+const options = strictOptions({
   secret: secretSchema('webhook secret entered in WooCommerce → Settings → Advanced → Webhooks'),
   event: eventSchema,
 }, 'secret')
