@@ -7,8 +7,8 @@ import type { CrmPollContext, CrmPollResult } from '../../../core/registry.ts'
 import { exchange, unreadableAnswer } from '../shared/http.ts'
 import { Harvest, closeWindow, openWindow } from '../shared/window.ts'
 import type { HubspotOptions } from './index.ts'
+import { SEARCH_RESULT_CAP, fromSearchPage, toSearchRequest, type SearchPage } from './map.ts'
 import { toHubspotError } from './response.ts'
-import { SEARCH_RESULT_CAP, fromSearchPage, toSearchRequest, type SearchPage } from './search.ts'
 
 export async function pollHubspot(options: HubspotOptions, cursor: string | undefined, ctx: CrmPollContext): Promise<CrmPollResult> {
   const window = openWindow(cursor, options, ctx.now())

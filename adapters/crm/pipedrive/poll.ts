@@ -9,8 +9,8 @@
 import type { CrmPollContext, CrmPollResult } from '../../../core/registry.ts'
 import { exchange, unreadableAnswer } from '../shared/http.ts'
 import { Harvest, closeWindow, openWindow, type PollWindow } from '../shared/window.ts'
-import { IDS_PER_REQUEST, dealsUrl, personFieldMatches, personsByIdUrl, personsChangedUrl, readDeal, readPage, readPerson, type Page } from './api.ts'
 import type { PipedriveOptions } from './index.ts'
+import { IDS_PER_REQUEST, dealsUrl, personFieldMatches, personsByIdUrl, personsChangedUrl, readDeal, readPage, readPerson, type Page } from './map.ts'
 import { toPipedriveError } from './response.ts'
 
 export async function pollPipedrive(options: PipedriveOptions, cursor: string | undefined, ctx: CrmPollContext): Promise<CrmPollResult> {

@@ -8,6 +8,6 @@
  * Changelog:  https://developers.pipedrive.com/changelog
  * v2 guide:   https://pipedrive.readme.io/docs/pipedrive-api-v2
  *
- * To upgrade: read the changelog, change this constant and the paths in api.ts in place.
+ * To upgrade: read the changelog, change this constant and the paths in map.ts in place.
  */
 export const PIPEDRIVE_API_VERSION = 'v2'

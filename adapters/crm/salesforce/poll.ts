@@ -3,19 +3,13 @@
  * first), then `nextRecordsUrl` until `done`. Queries go to the session's instance_url, or to baseUrl when set (a
  * proxy, a fake). A 401 INVALID_SESSION_ID renews the session once and repeats the request.
  */
-import { isObject } from '../../shared/helpers.ts'
 import type { CrmPollContext, CrmPollResult } from '../../../core/registry.ts'
 import { exchange, unreadableAnswer, type CrmAnswer } from '../shared/http.ts'
 import { Harvest, closeWindow, openWindow, parseInstant } from '../shared/window.ts'
 import { resolveSession, type SalesforceSession } from './auth.ts'
 import type { SalesforceOptions } from './index.ts'
+import { leadQuery, queryUrl, readQueryPage } from './map.ts'
 import { readSalesforceError, toSalesforceError } from './response.ts'
-import { leadQuery, queryUrl } from './soql.ts'
-
-interface QueryPage {
-  records: Record<string, any>[]
-  nextRecordsUrl?: string
-}
 
 export async function pollSalesforce(options: SalesforceOptions, cursor: string | undefined, ctx: CrmPollContext): Promise<CrmPollResult> {
   const window = openWindow(cursor, options, ctx.now())
@@ -35,7 +29,7 @@ export async function pollSalesforce(options: SalesforceOptions, cursor: string 
       answer = await query(urlFor(session), session, options, ctx)
     }
     if (answer.status !== 200) throw toSalesforceError(answer)
-    const page = readPage(answer.json)
+    const page = readQueryPage(answer.json)
     if (!page) throw unreadableAnswer('salesforce', answer, 'a query result ({ records, done })')
     for (const record of page.records) {
       harvest.seen(parseInstant(record[options.modifiedField]))
@@ -52,11 +46,4 @@ function query(url: string, session: SalesforceSession, options: SalesforceOptio
     method: 'GET',
     headers: { authorization: `Bearer ${session.accessToken}`, accept: 'application/json', 'sforce-query-options': `batchSize=${options.pageSize}` },
   })
-}
-
-/** `{ totalSize, done, nextRecordsUrl?, records }`: the next page's path only while `done` is false. */
-function readPage(json: unknown): QueryPage | undefined {
-  if (!isObject(json) || !Array.isArray(json.records) || typeof json.done !== 'boolean') return undefined
-  const records = json.records.filter(isObject)
-  return json.done === false && typeof json.nextRecordsUrl === 'string' && json.nextRecordsUrl.startsWith('/') ? { records, nextRecordsUrl: json.nextRecordsUrl } : { records }
 }
