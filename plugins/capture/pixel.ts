@@ -2,6 +2,7 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { resolveEvent } from '../../core/delivery/mapping.ts'
 import type { CollectBody } from './protocol.ts'
+import { visitContact } from './queries.ts'
 import type { Visitor } from './request.ts'
 import type { CaptureBatch } from './store/rows.ts'
 import type { CaptureWriter } from './store/writer.ts'
@@ -30,9 +31,7 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
   if (conversions.length === 0) return
   await writer.flush()
   // An identified visit lends its email: hashed for the platforms, and the key a held conversion is released by.
-  const [visit] = body.sid
-    ? await ctx.orm.em.getConnection().execute<{ email: string | null, phone: string | null }[]>('select email, phone from visits where site_id = ? and session_id = ?', [site.id, body.sid])
-    : []
+  const visit = body.sid ? await visitContact(ctx.prepared, site.id, body.sid) : undefined
   for (const { hit, row } of conversions) {
     const props = hit.props ?? {}
     await ctx.conversions.accept(site, {

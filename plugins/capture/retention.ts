@@ -1,21 +1,14 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
+import { deleteOldIdentifiedUsers, deleteOldPageEvents, deleteOldVisits, RETENTION_BATCH } from './queries.ts'
 
 const HOUR_MS = 3_600_000
-/** Rows per statement: short statements, so the hot path's writes never wait long behind a delete. */
-const BATCH = 5000
-/** A batch's delete may wait on locks and indexes of a busy table: longer than a request may take, bounded still. */
-const DELETE_STATEMENT_MS = 60_000
 
-/**
- * Each table's old rows of one site, by the time that ages them, oldest first, up to BATCH at a time. `skip locked`:
- * two instances running at once share the work instead of waiting on each other's rows.
- */
+/** Each table's old rows, by the time that ages them (queries.ts). */
 const DELETIONS = [
-  { table: 'page_events', label: 'page events', text: `delete from page_events where id in (select id from page_events where site_id = $1 and received_at < $2 order by received_at limit ${BATCH} for update skip locked)` },
-  // A visit is kept while any of it is newer than the cutoff (ended_at is null until its second hit).
-  { table: 'visits', label: 'visits', text: `delete from visits where id in (select id from visits where site_id = $1 and started_at < $2 and coalesce(ended_at, started_at) < $2 order by started_at limit ${BATCH} for update skip locked)` },
-  { table: 'identified_users', label: 'identified users', text: `delete from identified_users where id in (select id from identified_users where site_id = $1 and last_seen_at < $2 order by last_seen_at limit ${BATCH} for update skip locked)` },
+  { table: 'page_events', label: 'page events', expire: deleteOldPageEvents },
+  { table: 'visits', label: 'visits', expire: deleteOldVisits },
+  { table: 'identified_users', label: 'identified users', expire: deleteOldIdentifiedUsers },
 ] as const
 
 export interface RetentionRound { siteId: string, days: number, deleted: Record<(typeof DELETIONS)[number]['table'], number> }
@@ -38,13 +31,12 @@ export function createRetention(ctx: PluginContext) {
   async function expireSite(site: ActiveSite, days: number, now: Date): Promise<RetentionRound> {
     const cutoff = new Date(now.getTime() - days * 86_400_000)
     const deleted = { page_events: 0, visits: 0, identified_users: 0 }
-    for (const { table, text } of DELETIONS) {
+    for (const { table, expire } of DELETIONS) {
       let gone: number
       do {
-        const [row] = await ctx.prepared<{ n: number }>({ name: '', text: `with gone as (${text} returning 1) select count(*)::int as n from gone`, reusePlan: false, timeoutMs: DELETE_STATEMENT_MS }, [site.id, cutoff])
-        gone = row?.n ?? 0
+        gone = await expire(ctx.prepared, site.id, cutoff)
         deleted[table] += gone
-      } while (gone === BATCH)
+      } while (gone === RETENTION_BATCH)
     }
     const parts = DELETIONS.filter(({ table }) => deleted[table] > 0).map(({ table, label }) => `${deleted[table]} ${label}`)
     if (parts.length) ctx.logger.info(`capture: retention (${days} days) removed ${parts.join(', ')} of site ${site.id}`)

@@ -3,7 +3,7 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeTestPlatform, testPlatform } from '../intake/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
-import { MAX_VISIT_IDENTITIES } from '../../plugins/capture/routes/identify.ts'
+import { MAX_VISIT_IDENTITIES } from '../../plugins/capture/queries.ts'
 
 // A visit keeps every identity it was given: two people on one computer, or one person with two addresses. A
 // server-side conversion for either finds the visit's click ids, and an erasure for either anonymises the visit.

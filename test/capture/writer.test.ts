@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, renameSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createConsola } from 'consola'
@@ -76,26 +76,6 @@ describe('capture batch writer', () => {
     // The replayed visit is the one acknowledged, field for field (values travel as arrays, by position).
     expect(await sql('select visitor_id, ip_address, country, asn, is_vpn, platform, bot_reasons, click_ids, consent, landing_url from visits where session_id = ?', ['crash-1']))
       .toEqual([{ visitor_id: 'v-1', ip_address: '203.0.113.9', country: 'DE', asn: null, is_vpn: false, platform: 'desktop', bot_reasons: [], click_ids: { gclid: 'crash-1' }, consent: 'unknown', landing_url: 'https://shop.example/' }])
-    await next.stop()
-  })
-
-  it('replays segments older versions left: rows as objects, and value arrays with ISO times', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'journal-'))
-    const iso = '2026-11-20T09:30:00.250Z'
-    const old = batch('legacy-1', 2)
-    old.visit!.bot_reasons = ['datacenter-ip']
-    const objects = { ...old, events: old.events.map((e) => ({ ...e, occurred_at: iso, received_at: iso })), visit: { ...old.visit!, started_at: iso, ended_at: iso } }
-    writeFileSync(join(dir, '999999998-1-1.ndjson'), `${JSON.stringify(objects)}\n`)
-    const id = randomUUID()
-    const arrays = { e: [[id, 'demo', 'legacy-2', 'pageview', null, 'https://shop.example/a', null, 'A', null, iso, iso]], v: ['demo', 'legacy-2', 'v-2', iso, iso, '203.0.113.9', 'UA', 'FR', null, null, null, null, false, false, false, false, 'mobile', null, null, false, [], null, 'https://shop.example/a', {}, 'granted', null], w: null }
-    writeFileSync(join(dir, '999999998-1-2.ndjson'), `${JSON.stringify(arrays)}\n`)
-    const next = writerIn(dir)
-    await next.start()
-    const time = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`
-    expect(await sql(`select page_count, bot_reasons, click_ids, ${time('started_at')} from visits where session_id = ?`, ['legacy-1'])).toEqual([{ page_count: 2, bot_reasons: ['datacenter-ip'], click_ids: { gclid: 'legacy-1' }, started_at: iso }])
-    expect(await sql(`select page_count, country, ${time('started_at')}, ${time('ended_at')} from visits where session_id = ?`, ['legacy-2'])).toEqual([{ page_count: 1, country: 'FR', started_at: iso, ended_at: iso }])
-    expect(await sql(`select ${time('occurred_at')}, ${time('received_at')} from page_events where id = ?`, [id])).toEqual([{ occurred_at: iso, received_at: iso }])
-    expect(readdirSync(dir).filter((f) => f.startsWith('999999998-'))).toEqual([])
     await next.stop()
   })
 

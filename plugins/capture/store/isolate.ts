@@ -1,5 +1,5 @@
 import type { RunPrepared } from '../../../core/db/prepared.ts'
-import { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
+import { EVENT_COLUMNS, SESSION_COLUMNS, valuesOf, VISIT_COLUMNS } from './columns.ts'
 import type { Rejected } from './dead-letter.ts'
 import { PendingRows } from './pending.ts'
 import type { CaptureBatch } from './rows.ts'
@@ -52,14 +52,14 @@ async function writeUnit(prepared: RunPrepared, unit: CaptureBatch, reject: (row
   if (visit) {
     const error = await attempt(prepared, [{ events: [], visit }])
     if (error) {
-      reject({ table: 'visits', ...error, row: VISIT_COLUMNS.map(([name]) => visit![name]) })
+      reject({ table: 'visits', ...error, row: valuesOf(VISIT_COLUMNS, visit) })
       visit = undefined
     }
   }
   const events = async (list: CaptureBatch['events']): Promise<void> => {
     const error = await attempt(prepared, [visit ? { events: list, visit } : { events: list }])
     if (!error) return
-    if (list.length === 1) return reject({ table: 'page_events', ...error, row: EVENT_COLUMNS.map(([name]) => list[0]![name]) })
+    if (list.length === 1) return reject({ table: 'page_events', ...error, row: valuesOf(EVENT_COLUMNS, list[0]!) })
     const half = Math.ceil(list.length / 2)
     await events(list.slice(0, half))
     await events(list.slice(half))
@@ -68,7 +68,7 @@ async function writeUnit(prepared: RunPrepared, unit: CaptureBatch, reject: (row
   const withdrawn = unit.withdrawn
   if (withdrawn) {
     const error = await attempt(prepared, [{ events: [], withdrawn }])
-    if (error) reject({ table: 'withdrawals', ...error, row: SESSION_COLUMNS.map(([name]) => withdrawn[name]) })
+    if (error) reject({ table: 'withdrawals', ...error, row: valuesOf(SESSION_COLUMNS, withdrawn) })
   }
 }
 

@@ -1,10 +1,12 @@
-import { EVENT_COLUMNS, fromTuple, SESSION_COLUMNS, tupleReader, tupleWriter, VISIT_COLUMNS } from './columns.ts'
-import { mergeVisit, type CaptureBatch, type PageEventRow, type SessionKey, type VisitRow } from './rows.ts'
+import { EVENT_COLUMNS, SESSION_COLUMNS, tupleReader, tupleWriter, VISIT_COLUMNS } from './columns.ts'
+import { mergeVisit, type CaptureBatch, type SessionKey, type VisitRow } from './rows.ts'
 
 const eventTuple = tupleWriter(EVENT_COLUMNS)
 const visitTuple = tupleWriter(VISIT_COLUMNS)
 const sessionTuple = tupleWriter(SESSION_COLUMNS)
+const readEvent = tupleReader(EVENT_COLUMNS)
 const readVisit = tupleReader(VISIT_COLUMNS)
+const readSession = tupleReader(SESSION_COLUMNS)
 
 const COMMA = 0x2c
 const OPEN = 0x5b
@@ -183,12 +185,12 @@ export class PendingRows {
     }
     const loose: CaptureBatch[] = []
     for (const values of parseParam(events)) {
-      const row = fromTuple<PageEventRow>(EVENT_COLUMNS, values)
+      const row = readEvent(values)
       if (row.session_id === null) loose.push({ events: [row] })
       else unitOf(row.site_id, row.session_id).events.push(row)
     }
     for (const values of parseParam(visits)) {
-      const visit = fromTuple<VisitRow>(VISIT_COLUMNS, values)
+      const visit = readVisit(values)
       unitOf(visit.site_id, visit.session_id).visit = visit
     }
     for (const key of this.withdrawn) unitOf(key.site_id, key.session_id).withdrawn = key
@@ -215,32 +217,16 @@ function parseParam(param: Buffer): unknown[][] {
 const LINE_START = Buffer.from('{"format":4,"e":[')
 const LINE_VISITS = Buffer.from('],"v":[')
 
-interface LineV4 { format: 4, e: unknown[][], v: unknown[][], w: unknown[][] }
-interface LineV3 { e: unknown[][], v: unknown[] | null, w: unknown[] | null }
-interface LineV1 { events: PageEventRow[], visit?: VisitRow, withdrawn?: SessionKey }
+interface Line { format: 4, e: unknown[][], v: unknown[][], w: unknown[][] }
 
-/**
- * A journal line read back as batches. Lines older versions wrote are read too: one line per request with its
- * rows as value arrays (v3) or as objects (v1), and times as ISO text (fromTuple makes them milliseconds).
- */
+/** A journal line read back as batches; a line of another shape throws (the writer sets it aside as unreadable). */
 export function batchesOfLine(record: unknown): CaptureBatch[] {
   if (!record || typeof record !== 'object') return []
-  if ('format' in record) {
-    const { e, v, w } = record as LineV4
-    return [
-      { events: e.map((values) => fromTuple<PageEventRow>(EVENT_COLUMNS, values)) },
-      ...v.map((values) => ({ events: [], visit: fromTuple<VisitRow>(VISIT_COLUMNS, values) })),
-      ...w.map((values) => ({ events: [], withdrawn: fromTuple<SessionKey>(SESSION_COLUMNS, values) })),
-    ]
-  }
-  const { e, v, w } = 'events' in record ? asArrays(record as LineV1) : record as LineV3
-  const batch: CaptureBatch = { events: e.map((values) => fromTuple<PageEventRow>(EVENT_COLUMNS, values)) }
-  if (v) batch.visit = fromTuple<VisitRow>(VISIT_COLUMNS, v)
-  if (w) batch.withdrawn = fromTuple<SessionKey>(SESSION_COLUMNS, w)
-  return [batch]
-}
-
-function asArrays({ events, visit, withdrawn }: LineV1): LineV3 {
-  const values = <Row>(columns: readonly (readonly [keyof Row & string, string])[], row: Row) => columns.map(([name]) => row[name])
-  return { e: events.map((row) => values(EVENT_COLUMNS, row)), v: visit ? values(VISIT_COLUMNS, visit) : null, w: withdrawn ? values(SESSION_COLUMNS, withdrawn) : null }
+  if (!('format' in record) || record.format !== 4) throw new TypeError('not a capture journal line (format 4)')
+  const { e, v, w } = record as Line
+  return [
+    { events: e.map(readEvent) },
+    ...v.map((values) => ({ events: [], visit: readVisit(values) })),
+    ...w.map((values) => ({ events: [], withdrawn: readSession(values) })),
+  ]
 }

@@ -1,53 +1,15 @@
-/** What the capture routes hand to the writer: rows in the shape of page_events and visits. */
+import type { EVENT_COLUMNS, RowOf, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
 
-export interface PageEventRow {
-  id: string
-  site_id: string
-  session_id: string | null
-  kind: 'pageview' | 'event'
-  name: string | null
-  url: string
-  referrer: string | null
-  title: string | null
-  props: Record<string, unknown> | null
-  /** Epoch milliseconds, as the row travels (columns.ts). */
-  occurred_at: number
-  received_at: number
-}
+/** What the capture routes hand to the writer: rows in the shape of page_events and visits (columns.ts). */
+
+/** A page event; times are epoch milliseconds, as the row travels. */
+export type PageEventRow = RowOf<typeof EVENT_COLUMNS>
 
 /** The visit as this request saw it; merged into the stored row (counts add up, first landing page stays). */
-export interface VisitRow {
-  site_id: string
-  session_id: string
-  visitor_id: string | null
-  /** Epoch milliseconds. */
-  started_at: number
-  ended_at: number
-  ip_address: string | null
-  user_agent: string | null
-  country: string | null
-  city: string | null
-  isp: string | null
-  organization: string | null
-  asn: number | null
-  is_vpn: boolean
-  is_proxy: boolean
-  is_tor: boolean
-  is_hosting: boolean
-  platform: string | null
-  browser: string | null
-  os: string | null
-  is_bot: boolean
-  bot_reasons: string[]
-  referrer: string | null
-  landing_url: string | null
-  click_ids: Record<string, string>
-  consent: string
-  device_hash: string | null
-}
+export type VisitRow = RowOf<typeof VISIT_COLUMNS>
 
 /** A visit's key. */
-export interface SessionKey { site_id: string, session_id: string }
+export type SessionKey = RowOf<typeof SESSION_COLUMNS>
 
 export interface CaptureBatch {
   events: PageEventRow[]
