@@ -4,4 +4,8 @@ import { runCli } from './core/cli/main.ts'
 import { adapters } from './adapters/index.ts'
 import { builtInPlugins } from './plugins/index.ts'
 
-await runCli(process.argv.slice(2), { plugins: builtInPlugins, adapters })
+await runCli(process.argv.slice(2), {
+  plugins: builtInPlugins,
+  adapters,
+  updateData: async (options) => (await import('./plugins/capture/intel/update.ts')).updateVisitData(options),
+})

@@ -6,7 +6,7 @@ import { createAdminClient } from './admin-client.ts'
 import { keysCommand } from './commands/keys.ts'
 import { sitesCommand } from './commands/sites.ts'
 import { verifyDomainCommand } from './commands/verify-domain.ts'
-import { dataCommand } from './commands/data.ts'
+import { dataCommand, type UpdateData } from './commands/data.ts'
 import { heldCommand } from './commands/held.ts'
 import { usageCommand } from './commands/usage.ts'
 import { deliveriesCommand } from './commands/deliveries.ts'
@@ -18,6 +18,8 @@ import type { AnyDefinition } from '../registry.ts'
 export interface BuiltIns {
   plugins: PluginCatalog
   adapters: readonly AnyDefinition[]
+  /** `dcgate data update`: the capture plugin's list updater, loaded when the command runs. */
+  updateData?: UpdateData
 }
 
 const HELP = `dcgate: conversion tracking, data export and data deletion
@@ -87,7 +89,7 @@ async function main(argv: string[], builtIns: BuiltIns): Promise<void> {
     case 'keys': return keysCommand(client, out, rest, { site: values.site, name: values.name })
     case 'held': return heldCommand(client, out, rest, { site: values.site, status: values.status })
     case 'usage': return usageCommand(client, out, { site: values.site })
-    case 'data': return dataCommand(config, out, rest, { only: values.only })
+    case 'data': return dataCommand(config, out, rest, { only: values.only }, builtIns.updateData)
     case 'deliveries': return deliveriesCommand(client, out, rest, { site: values.site, status: values.status, failed: values.failed })
   }
 }
