@@ -3,8 +3,10 @@
  * the poller's fake CRM: the options refuse nonsense and take a baseUrl; a first poll returns the leads qualified in
  * its look-back window and a cursor; polling on from a cursor returns what changed since, never losing a lead (the
  * overlap window may return a lead again: releases are idempotent, so that is allowed, but not leads from long
- * before the cursor); paging is followed to the end; emails come back trimmed and lower case; throttling, bad
- * credentials, server failures and aborts end in the typed errors of adapters/crm/shared/errors.ts.
+ * before the cursor, and a cursor that does not parse starts again from the look-back window); paging is followed to
+ * the end; emails come back trimmed and lower case; credentials never travel in a URL; throttling (with the CRM's
+ * Retry-After), refused credentials, answers that cannot be read, server failures, aborts and timeouts end in the
+ * typed errors of adapters/crm/shared/errors.ts, or in the signal's own reason.
  * A poller's own checks go in `additionalTests`, never by weakening this.
  *
  *   testCrmPoller({ poller, folder: 'hubspot', start, options, badCredentials, secrets, invalidOptions, pagingRecords })
@@ -14,7 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import type { CrmPollContext, CrmPollerDefinition, CrmPollResult } from '../../core/registry.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from '../../adapters/crm/shared/errors.ts'
-import type { FakeReply } from '../fakes/server.ts'
+import type { FakeReply, RecordedRequest } from '../fakes/server.ts'
 
 /** What the suite needs from a fake CRM: a small table of leads it can change, and failure switches. */
 export interface ContractCrm {
@@ -35,6 +37,8 @@ export interface ContractCrm {
   dataRequests: () => number
   /** Raw replies for the next requests, whatever they are. */
   queue: (...replies: FakeReply[]) => void
+  /** Every request the fake received (token exchanges too), in order. */
+  requests: () => RecordedRequest[]
   close: () => Promise<void>
 }
 
@@ -106,6 +110,12 @@ export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
         expect(poller.name.replace(/_/g, '-')).toBe(contract.folder)
         expect((await import(new URL('index.ts', dir).href) as { default: unknown }).default).toBe(poller)
         expect(existsSync(new URL('README.md', dir)), `adapters/crm/${contract.folder}/README.md`).toBe(true)
+      })
+
+      it('has the folder every poller has: index, map (pure), poll, response, version and README', () => {
+        for (const file of ['index.ts', 'map.ts', 'poll.ts', 'response.ts', 'version.ts', 'README.md']) {
+          expect(existsSync(new URL(file, dir)), `adapters/crm/${contract.folder}/${file}`).toBe(true)
+        }
       })
 
       it('pins its API version in version.ts, with a link to the vendor changelog, and polls every few minutes', async () => {
@@ -188,6 +198,21 @@ export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
         for (const email of emails(after)) expect(['alan@example.net', 'edsger@example.nl']).toContain(email)
       })
 
+      it('an empty CRM: no leads and a cursor, from which the next poll runs', async () => {
+        const first = await poll()
+        expect(first.qualified).toEqual([])
+        expect(typeof first.cursor === 'string' && first.cursor.length > 0).toBe(true)
+        expect((await poll(first.cursor)).qualified).toEqual([])
+      })
+
+      it('a cursor that does not parse starts again from the look-back window instead of failing', async () => {
+        seed()
+        const first = await poll()
+        const fromGarbage = await poll('not a cursor')
+        expect(emails(fromGarbage)).toEqual(emails(first))
+        expect(fromGarbage.cursor).toBe(first.cursor)
+      })
+
       it(`follows paging to the end (${contract.pagingRecords} qualified leads, at least 3 pages)`, async () => {
         const expected: string[] = []
         for (let i = 0; i < contract.pagingRecords; i++) {
@@ -209,6 +234,21 @@ export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
         crm.addLead('not an email', before(0.6 * HOUR), true)
         const result = await poll()
         expect(emails(result)).toEqual(['ada.lovelace@example.com', 'grace@example.org'])
+      })
+    })
+
+    describe('credentials', () => {
+      it('never travel in a URL (proxies and access logs keep URLs)', async () => {
+        for (let i = 0; i < contract.pagingRecords; i++) crm.addLead(`lead${i}@example.com`, before(10 * HOUR - i * 60_000), true)
+        await poll()
+        await poll(undefined, contract.badCredentials(crm)).catch(() => undefined)
+        expect(crm.requests().length).toBeGreaterThanOrEqual(4)
+        for (const request of crm.requests()) {
+          for (const secret of contract.secrets(crm)) {
+            expect(request.path).not.toContain(secret)
+            expect(request.path).not.toContain(encodeURIComponent(secret))
+          }
+        }
       })
     })
 
@@ -244,6 +284,36 @@ export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
         expect((error as CrmPollError).message).toContain('502')
       })
 
+      it('a 429 with Retry-After → CrmRateLimitError waiting as long as the CRM asks', async () => {
+        crm.addLead('ada@example.com', before(HOUR), true)
+        await poll()
+        crm.queue({ status: 429, headers: { 'retry-after': '42' }, body: {} })
+        const error = await poll().catch((caught: unknown) => caught)
+        expect(error).toBeInstanceOf(CrmRateLimitError)
+        expect((error as CrmRateLimitError).retryAfterMs).toBe(42_000)
+      })
+
+      it('a 401 on a data request → CrmAuthError, not retryable, so the scheduler stops until the operator acts', async () => {
+        crm.addLead('ada@example.com', before(HOUR), true)
+        await poll()
+        crm.queue({ status: 401, body: {} })
+        const error = await poll().catch((caught: unknown) => caught)
+        expect(error).toBeInstanceOf(CrmAuthError)
+        expect(error).toMatchObject({ status: 401, retryable: false, crm: poller.name })
+      })
+
+      it('a 200 the poller cannot read (a proxy page, a changed API) → a retryable CrmPollError quoting it', async () => {
+        crm.addLead('ada@example.com', before(HOUR), true)
+        await poll()
+        for (const body of ['<html><body>Captive portal</body></html>', { unexpected: true }]) {
+          crm.queue({ status: 200, headers: typeof body === 'string' ? { 'content-type': 'text/html' } : {}, body })
+          const error = await poll().catch((caught: unknown) => caught)
+          expect(error).toBeInstanceOf(CrmPollError)
+          expect(error).toMatchObject({ status: 200, retryable: true })
+          expect((error as Error).message).toMatch(typeof body === 'string' ? /Captive portal/ : /unexpected/)
+        }
+      })
+
       it('the signal aborts a slow request', async () => {
         crm.addLead('ada@example.com', before(HOUR), true)
         await poll()
@@ -255,6 +325,26 @@ export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
         const error = await poll().catch((caught: unknown) => caught)
         expect(Date.now() - started).toBeLessThan(2_000)
         expect((error as Error).name).toBe('AbortError')
+      })
+
+      it('a timeout signal ends a slow poll with the signal\'s TimeoutError, not a poll error', async () => {
+        crm.addLead('ada@example.com', before(HOUR), true)
+        await poll()
+        crm.delay(5_000)
+        ctx = { ...ctx, signal: AbortSignal.timeout(100) }
+        const started = Date.now()
+        const error = await poll().catch((caught: unknown) => caught)
+        expect(Date.now() - started).toBeLessThan(2_000)
+        expect((error as Error).name).toBe('TimeoutError')
+      })
+
+      it('an aborted signal sends nothing, the token exchange included', async () => {
+        const controller = new AbortController()
+        controller.abort()
+        ctx = { ...ctx, signal: controller.signal }
+        const error = await poll().catch((caught: unknown) => caught)
+        expect((error as Error).name).toBe('AbortError')
+        expect(crm.requests()).toHaveLength(0)
       })
     })
 

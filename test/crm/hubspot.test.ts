@@ -18,6 +18,7 @@ async function contractCrm(): Promise<ContractCrm> {
     delay: fake.delay,
     dataRequests: () => fake.searches.length,
     queue: fake.queue,
+    requests: () => fake.requests,
     close: fake.close,
   }
 }

@@ -33,7 +33,7 @@ async function personCrm(): Promise<ContractCrm> {
 }
 
 function controls(fake: FakePipedrive) {
-  return { url: fake.url, throttleNext: fake.throttleNext, delay: fake.delay, dataRequests: () => fake.lists.length, queue: fake.queue, close: fake.close }
+  return { url: fake.url, throttleNext: fake.throttleNext, delay: fake.delay, dataRequests: () => fake.lists.length, queue: fake.queue, requests: () => fake.requests, close: fake.close }
 }
 
 const dealConfig = (url: string) => ({ apiToken: TOKEN, eventName: 'demo_booked', dealStageIds: [QUALIFIED_STAGE], pageSize: 100, baseUrl: url })

@@ -23,6 +23,7 @@ async function contractCrm(): Promise<ContractCrm> {
     delay: fake.delay,
     dataRequests: fake.dataRequests,
     queue: fake.queue,
+    requests: () => fake.requests,
     close: fake.close,
   }
 }
