@@ -16,11 +16,14 @@ import type { AnyDefinition } from '../registry.ts'
 
 /** What this build of dcgate is made of: given by the entry point (dcgate.ts), the composition root. */
 export interface BuiltIns {
-  plugins: PluginCatalog
-  adapters: readonly AnyDefinition[]
+  /** Loaded only by the commands that run the server stack, so the admin commands start fast. */
+  load: () => Promise<{ plugins: PluginCatalog, adapters: readonly AnyDefinition[] }>
   /** `dcgate data update`: the capture plugin's list updater, loaded when the command runs. */
   updateData?: UpdateData
 }
+
+/** Commands that open the database or run plugins: their config is checked in full, plugin sections included. */
+const SERVER_COMMANDS = new Set(['start', 'migrate'])
 
 const HELP = `dcgate: conversion tracking, data export and data deletion
 
@@ -74,14 +77,16 @@ async function main(argv: string[], builtIns: BuiltIns): Promise<void> {
   }
   if (!COMMANDS.includes(command)) throw new CliError(`Unknown command "${command}". Run dcgate --help.`, 2)
   const out = createOutput(values.json)
-  const config = await loadConfig(values.config, values.port, builtIns.plugins)
+  // An admin command only talks to a running server: a plugin section is checked by that server, not here.
+  const loaded = SERVER_COMMANDS.has(command) ? await builtIns.load() : undefined
+  const config = await loadConfig(values.config, values.port, loaded?.plugins)
   const client = createAdminClient(config, values.url)
   switch (command) {
     // The server stack (ORM, PGlite) loads only for the commands that need it, so the admin commands start fast.
     case 'start': {
       const [{ createLogger }, { handleSignals, startServer }] = await Promise.all([import('../logger.ts'), import('../server.ts')])
       const logger = createLogger()
-      handleSignals(await startServer(config, { logger, builtInPlugins: builtIns.plugins, adapters: builtIns.adapters }), logger)
+      handleSignals(await startServer(config, { logger, builtInPlugins: loaded!.plugins, adapters: loaded!.adapters }), logger)
       return
     }
     case 'migrate': return (await import('./commands/migrate.ts')).migrateCommand(config, client, out)
@@ -94,10 +99,10 @@ async function main(argv: string[], builtIns: BuiltIns): Promise<void> {
   }
 }
 
-async function loadConfig(file: string | undefined, port: string | undefined, plugins: PluginCatalog): Promise<ResolvedConfig> {
+async function loadConfig(file: string | undefined, port: string | undefined, plugins: PluginCatalog | undefined): Promise<ResolvedConfig> {
   if (port !== undefined && !/^\d+$/.test(port)) throw new CliError(`--port must be a whole number, got "${port}"`, 2)
   const env = port === undefined ? process.env : { ...process.env, PORT: port }
-  return loadConfigFile(resolveConfigPath(file), env, plugins)
+  return loadConfigFile(resolveConfigPath(file), env, plugins ?? 'unchecked')
 }
 
 /** Runs one `dcgate` command; sets the exit code and prints a failure as one line (a stack trace only at debug level). */

@@ -18,7 +18,7 @@ export function resolveConfigPath(explicit?: string, env: NodeJS.ProcessEnv = pr
 }
 
 /** Imports a .ts/.mjs/.js config file whose default export is the config object, then resolves it. */
-export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog = {}): Promise<ResolvedConfig> {
+export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog | 'unchecked' = {}): Promise<ResolvedConfig> {
   if (!existsSync(file)) throw new BootError(`Config file not found: ${file}`)
   let mod: { default?: unknown }
   try {
@@ -34,14 +34,16 @@ export async function loadConfigFile(file: string, env: NodeJS.ProcessEnv = proc
 /**
  * Applies the environment overrides and validates; throws a BootError naming every bad path. The kernel's keys are
  * checked here; any other top-level key must be the section of a plugin in `plugins` (the built-in catalog) or an
- * inline plugin of the config, and is validated with that plugin's schema.
+ * inline plugin of the config, and is validated with that plugin's schema. `unchecked` leaves the other keys as
+ * they are (the admin commands of the CLI, which only talk to a server that checked them).
  */
-export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog = {}): ResolvedConfig {
+export function resolveConfig(input: unknown, env: NodeJS.ProcessEnv = process.env, plugins: PluginCatalog | 'unchecked' = {}): ResolvedConfig {
   const withEnv = applyEnvOverrides(input, env)
   const { own, extra } = splitKeys(withEnv)
   const result = v.safeParse(ConfigSchema, own)
-  const known = [...Object.values(plugins), ...inlinePlugins(own)]
-  const { sections, problems } = resolvePluginSections(extra, known)
+  const { sections, problems } = plugins === 'unchecked'
+    ? { sections: extra, problems: [] }
+    : resolvePluginSections(extra, [...Object.values(plugins), ...inlinePlugins(own)])
   if (!result.success || problems.length > 0) {
     throw new BootError('Invalid configuration', [...(result.success ? [] : formatIssues(result.issues)), ...problems])
   }
