@@ -120,7 +120,8 @@ describe('hubspot poller', () => {
   it('re-anchors on the newest contact before the 10,000-result cap instead of paging into HubSpot\'s 400', async () => {
     fake = await startFakeHubspot()
     for (let i = 0; i < 10_150; i++) fake.addContact({ email: `c${i}@example.com`, lifecyclestage: 'salesqualifiedlead', at: new Date(at(600).getTime() + i * 1000) })
-    const result = await poller.poll(options(), undefined, pollContext())
+    // 103 pages: under a loaded CI machine they take longer than the default poll signal's 15 s.
+    const result = await poller.poll(options(), undefined, pollContext({ signal: AbortSignal.timeout(55_000) }))
     expect(new Set(result.qualified.map((lead) => lead.email)).size).toBe(10_150)
     const afters = fake.searches.map((search) => Number(search.after ?? 0))
     expect(Math.max(...afters)).toBe(9_900)
