@@ -5,7 +5,7 @@ import { createVisitIntel } from './intel/index.ts'
 import { addCollectRoutes } from './routes/collect.ts'
 import { addIdentifyRoute } from './routes/identify.ts'
 import { addPreflightRoutes } from './routes/preflight.ts'
-import { createRetention } from './retention.ts'
+import { createRetention, RETENTION_EVERY_MS } from './retention.ts'
 import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
 import { addDeadLetterEraser } from './erase.ts'
@@ -33,18 +33,18 @@ export default definePlugin({
       maxPendingBytes: options.maxPendingMb * 1024 * 1024,
       logger,
       onError: (error) => {
-        logger.error('capture: a batch could not be written; it is kept for the next flush', error)
-        void ctx.hooks.callHook('error', error, { source: 'capture' })
+        logger.warn('capture: a batch could not be written; it is kept for the next flush')
+        ctx.report(error, { source: 'capture' })
       },
     })
     await writer.start()
     addDeadLetterEraser(ctx, deadLetterDir)
     ctx.hooks.hook('app:close', () => writer.stop())
-    const retention = createRetention(ctx)
-    ctx.hooks.hook('app:ready', () => retention.start())
-    ctx.hooks.hook('app:close', () => retention.stop())
+    const retention = createRetention(ctx, options.retentionDays)
+    // Not at start: its first turn comes at the scheduler's first check, after start-up rather than during it.
+    ctx.schedule({ name: 'capture:retention', everyMs: RETENTION_EVERY_MS, atStart: false, run: () => retention.run() })
 
-    const firstParty = installFirstParty(ctx)
+    const firstParty = installFirstParty(ctx, options)
     addScriptRoute(ctx)
     addCollectRoutes({ ctx, intel, writer, firstParty })
     addIdentifyRoute(ctx, intel)

@@ -2,7 +2,8 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { deleteOldIdentifiedUsers, deleteOldPageEvents, deleteOldVisits, RETENTION_BATCH } from './queries.ts'
 
-const HOUR_MS = 3_600_000
+/** How often retention runs (once across instances: a cluster job). */
+export const RETENTION_EVERY_MS = 3_600_000
 
 /** Each table's old rows, by the time that ages them (queries.ts). */
 const DELETIONS = [
@@ -19,13 +20,11 @@ export function retentionDays(site: ActiveSite, fallback: number | undefined): n
 }
 
 /**
- * Deletes the capture data older than each site's retention: page events by arrival, visits by their last hit,
- * identified users by when they were last seen. Hourly and shortly after start. Conversions are not touched: their
- * own lifecycle (delivery, export, erasure) decides.
+ * Deletes the capture data older than each site's retention (else `fallbackDays`, capture.retentionDays): page
+ * events by arrival, visits by their last hit, identified users by when they were last seen. Conversions are not
+ * touched: their own lifecycle (delivery, export, erasure) decides.
  */
-export function createRetention(ctx: PluginContext) {
-  let first: NodeJS.Timeout | undefined
-  let timer: NodeJS.Timeout | undefined
+export function createRetention(ctx: PluginContext, fallbackDays: number | undefined) {
   let running: Promise<RetentionRound[]> | undefined
 
   async function expireSite(site: ActiveSite, days: number, now: Date): Promise<RetentionRound> {
@@ -49,7 +48,7 @@ export function createRetention(ctx: PluginContext) {
       try {
         const rounds: RetentionRound[] = []
         for (const s of ctx.sites.list()) {
-          const days = retentionDays(s, ctx.config.capture.retentionDays)
+          const days = retentionDays(s, fallbackDays)
           if (days !== undefined) rounds.push(await expireSite(s, days, now))
         }
         return rounds
@@ -61,17 +60,5 @@ export function createRetention(ctx: PluginContext) {
     return running
   }
 
-  const tick = () => void run().catch((error: unknown) => void ctx.hooks.callHook('error', error, { source: 'capture' }))
-  return {
-    run,
-    start() {
-      if (!ctx.sites.list().some((s) => retentionDays(s, ctx.config.capture.retentionDays) !== undefined)) return
-      first = setTimeout(tick, 60_000).unref() // after start-up, not during it
-      timer = setInterval(tick, HOUR_MS).unref()
-    },
-    stop() {
-      clearTimeout(first)
-      clearInterval(timer)
-    },
-  }
+  return { run }
 }

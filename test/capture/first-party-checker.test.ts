@@ -3,7 +3,9 @@ import { createStorage, type Storage } from 'unstorage'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { resolveConfig } from '../../core/config/load.ts'
 import { createSiteDirectory, type SiteDirectory } from '../../core/sites/directory.ts'
-import { createFirstPartyChecker, type FirstPartyChecker, type FirstPartyCheckerOptions } from '../../plugins/capture/first-party/state.ts'
+import type { RunPrepared } from '../../core/db/prepared.ts'
+import { createScheduler, type Scheduler } from '../../core/jobs/scheduler.ts'
+import { createFirstPartyChecker, scheduleFirstPartyChecks, type FirstPartyChecker, type FirstPartyCheckerOptions, type FirstPartyJobOptions } from '../../plugins/capture/first-party/state.ts'
 import { createDnsResolver } from '../../plugins/capture/first-party/verify.ts'
 import { startFakeDns, type FakeDns } from '../fakes/dns.ts'
 
@@ -13,6 +15,7 @@ let dns: FakeDns
 let storage: Storage
 let logs: LogObject[]
 const started: FirstPartyChecker[] = []
+const schedulers: Scheduler[] = []
 
 beforeAll(async () => {
   dns = await startFakeDns({ [SCRIPT_HOST]: { A: ['203.0.113.10'] } })
@@ -24,7 +27,8 @@ beforeEach(() => {
   dns.set('t.shop.test', { CNAME: SCRIPT_HOST })
   dns.set('t.other.test', { CNAME: 'elsewhere.test' })
 })
-afterEach(() => {
+afterEach(async () => {
+  await Promise.all(schedulers.splice(0).map((scheduler) => scheduler.stop()))
   for (const checker of started.splice(0)) checker.stop()
 })
 
@@ -52,6 +56,19 @@ function checker(options: Partial<FirstPartyCheckerOptions> = {}): FirstPartyChe
   return created
 }
 
+/** Instance jobs never touch the database. */
+const noDatabase: RunPrepared = () => Promise.reject(new Error('no database in this test'))
+
+/** Runs the checker's jobs as the app does from app:ready, on a scheduler of its own; resolves after the first round. */
+async function run(fp: FirstPartyChecker, jobs: FirstPartyJobOptions): Promise<Scheduler> {
+  const scheduler = createScheduler({ prepared: noDatabase, report: (error) => void logs.push({ type: 'error', args: [error] } as LogObject) })
+  schedulers.push(scheduler)
+  scheduleFirstPartyChecks(scheduler.schedule, fp, jobs)
+  scheduler.start()
+  await fp.start()
+  return scheduler
+}
+
 const messages = (type: string) => logs.filter((entry) => entry.type === type).map((entry) => entry.args.join(' '))
 
 describe('the first-party checker', () => {
@@ -76,9 +93,9 @@ describe('the first-party checker', () => {
     expect(await storage.getItem('first-party:t.other.test')).toMatchObject({ host: 't.other.test', siteId: 'other', verified: false, reason: expect.stringContaining('elsewhere.test') })
   })
 
-  it('re-checks on the interval, logs the change, and stops re-checking after stop()', async () => {
-    const fp = checker({ intervalMs: 40 })
-    await fp.start()
+  it('re-checks on the interval, logs the change, and stops re-checking when the app closes', async () => {
+    const fp = checker()
+    const scheduler = await run(fp, { intervalMs: 40 })
     dns.set('t.shop.test', undefined)
     await vi.waitFor(() => expect(fp.isVerified('t.shop.test')).toBe(false), { timeout: 3000 })
     expect(messages('warn')).toContain(`first-party host t.shop.test is no longer verified: no CNAME record for t.shop.test (the name does not exist in DNS); create: t.shop.test CNAME ${SCRIPT_HOST} (DNS only behind a CDN proxy)`)
@@ -86,6 +103,7 @@ describe('the first-party checker', () => {
     dns.set('t.other.test', { CNAME: SCRIPT_HOST })
     await vi.waitFor(() => expect(fp.isVerified('t.other.test')).toBe(true), { timeout: 3000 })
 
+    await scheduler.stop()
     fp.stop()
     await new Promise((resolve) => setTimeout(resolve, 100)) // a round already under way finishes
     const asked = dns.queries.length
@@ -111,7 +129,7 @@ describe('the first-party checker', () => {
 
   it('shares outcomes between instances through the storage', async () => {
     const first = checker()
-    const second = checker({ syncIntervalMs: 30 })
+    const second = checker()
     dns.set('t.other.test', { CNAME: SCRIPT_HOST })
     await first.check('t.other.test')
     expect(second.isVerified('t.other.test')).toBe(false)
@@ -122,8 +140,8 @@ describe('the first-party checker', () => {
     // An instance whose own DNS view says no learns the other instance's verdict on its next sync.
     const blind = await startFakeDns()
     try {
-      const third = checker({ syncIntervalMs: 30, intervalMs: 60_000, resolver: createDnsResolver([blind.server], { timeoutMs: 300, tries: 1 }) })
-      await third.start()
+      const third = checker({ resolver: createDnsResolver([blind.server], { timeoutMs: 300, tries: 1 }) })
+      await run(third, { syncIntervalMs: 30, intervalMs: 60_000 })
       expect(third.isVerified('t.shop.test')).toBe(false)
       await first.check('t.shop.test')
       await vi.waitFor(() => expect(third.isVerified('t.shop.test')).toBe(true), { timeout: 2000 })

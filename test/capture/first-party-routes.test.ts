@@ -26,7 +26,7 @@ let checker: FirstPartyChecker
 const capture = definePlugin({
   name: 'first-party-test',
   setup(ctx) {
-    checker = installFirstParty(ctx)
+    checker = installFirstParty(ctx, ctx.config.capture)
     ctx.routes.add({
       method: 'POST', path: '/test/collect/:site', auth: 'none', summary: 'Sets the first-party cookie like /collect would',
       handler: (event) => {

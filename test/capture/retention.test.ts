@@ -42,7 +42,7 @@ describe('capture retention', () => {
     await seed('own', 'old-1', 45) // this site keeps 400 days
     await seed('own', 'ancient', 450)
 
-    const rounds = await createRetention(app.dcgate.context).run()
+    const rounds = await createRetention(app.dcgate.context, app.dcgate.context.config.capture.retentionDays).run()
 
     expect(rounds).toEqual([
       { siteId: 'short', days: 30, deleted: { page_events: 3, visits: 2, identified_users: 3 } },
@@ -51,7 +51,7 @@ describe('capture retention', () => {
     expect(await left('short')).toEqual({ events: ['recent'], visits: ['ongoing', 'recent'], users: ['recent'] })
     expect(await left('own')).toEqual({ events: ['old-1'], visits: ['old-1'], users: ['old-1'] })
     // A second round finds nothing more.
-    expect((await createRetention(app.dcgate.context).run()).map((r) => r.deleted)).toEqual([
+    expect((await createRetention(app.dcgate.context, app.dcgate.context.config.capture.retentionDays).run()).map((r) => r.deleted)).toEqual([
       { page_events: 0, visits: 0, identified_users: 0 },
       { page_events: 0, visits: 0, identified_users: 0 },
     ])

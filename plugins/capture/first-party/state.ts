@@ -1,5 +1,6 @@
 import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
+import type { PluginContext } from '../../../core/plugin.ts'
 import type { SiteDirectory } from '../../../core/sites/directory.ts'
 import { normaliseHost, verifyFirstPartyHost, type DnsResolver, type VerifyResult } from './verify.ts'
 
@@ -27,10 +28,6 @@ export interface FirstPartyCheckerOptions {
   resolver: DnsResolver
   /** The shared script host every firstPartyHost must point at. */
   scriptHost: string
-  /** Re-check every configured host this often; default 6 hours. */
-  intervalMs?: number
-  /** Re-read the shared storage this often, to learn what other instances checked; default 1 minute. */
-  syncIntervalMs?: number
   /** A verified host stays verified this long while DNS lookups fail (not when the records say no); default 3 days. */
   graceMs?: number
   logger: Pick<ConsolaInstance, 'info' | 'warn' | 'debug'>
@@ -48,9 +45,19 @@ export interface FirstPartyChecker {
   /** Checks `host` now, stores and returns the outcome; `result` is the raw DNS verdict. */
   check: (host: string) => Promise<{ status: FirstPartyStatus, result: VerifyResult }>
   checkAll: () => Promise<FirstPartyStatus[]>
-  /** Loads what is stored, checks every configured host once, then on the interval. Resolves after the first round. */
+  /** Re-reads the shared storage, to learn what other instances checked. */
+  sync: () => Promise<void>
+  /** The first round, once: loads what is stored, then checks every configured host. */
   start: () => Promise<void>
+  /** Stops storing outcomes (the app is closing); a later start() begins a new first round. */
   stop: () => void
+}
+
+export interface FirstPartyJobOptions {
+  /** Re-check every configured host this often; default 6 hours. */
+  intervalMs?: number
+  /** Re-read the shared storage this often, to learn what other instances checked; default 1 minute. */
+  syncIntervalMs?: number
 }
 
 const HOUR = 3_600_000
@@ -70,7 +77,6 @@ export function createFirstPartyChecker(options: FirstPartyCheckerOptions): Firs
   }
   const memory = new Map<string, FirstPartyStatus>()
   const pending = new Map<string, Promise<{ status: FirstPartyStatus, result: VerifyResult }>>()
-  let timers: NodeJS.Timeout[] = []
   let first: Promise<void> | undefined
   let stopped = false
 
@@ -154,21 +160,33 @@ export function createFirstPartyChecker(options: FirstPartyCheckerOptions): Firs
     },
     check,
     checkAll,
+    sync,
     start() {
       if (first) return first
       stopped = false
-      const every = (ms: number, task: () => Promise<unknown>) => setInterval(() => void task().catch((error: unknown) => logger.warn('first-party check failed', error)), ms).unref()
-      timers = [every(options.intervalMs ?? 6 * HOUR, checkAll), every(options.syncIntervalMs ?? 60_000, sync)]
       first = sync().then(checkAll).then(() => undefined)
       return first
     },
     stop() {
-      for (const timer of timers) clearInterval(timer)
-      timers = []
       first = undefined
       stopped = true
     },
   }
+}
+
+/**
+ * The checker's periodic work, on every instance (each keeps its own copy in memory): the first round when the app
+ * is ready, then a re-check of every host on the interval, and a read of what other instances stored every minute.
+ */
+export function scheduleFirstPartyChecks(schedule: PluginContext['schedule'], checker: FirstPartyChecker, options: FirstPartyJobOptions = {}): void {
+  let begun = false
+  const round = () => {
+    if (begun) return checker.checkAll()
+    begun = true
+    return checker.start()
+  }
+  schedule({ name: 'capture:first-party-check', everyMs: options.intervalMs ?? 6 * HOUR, scope: 'instance', run: round })
+  schedule({ name: 'capture:first-party-sync', everyMs: options.syncIntervalMs ?? 60_000, scope: 'instance', atStart: false, run: () => checker.sync() })
 }
 
 /** A Host header's name: lower case, without a port or a trailing dot. */
