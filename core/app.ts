@@ -24,7 +24,7 @@ import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
-import { createDeliveryWorker } from './delivery/worker.ts'
+import { scheduleDeliveryWorker } from './delivery/worker.ts'
 import { createScheduler } from './jobs/scheduler.ts'
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -128,21 +128,19 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       migrate: runMigrations,
       status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
-    installDeliveryRoutes(routes, orm, sites)
+    const prepared = await createPreparedRunner(orm)
+    installDeliveryRoutes(routes, prepared, sites)
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
-    const prepared = await createPreparedRunner(orm)
-    const outbox = createOutbox({ orm, prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
+    const outbox = createOutbox({ prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
     const conversions = createConversionPipeline({ prepared, registry, outbox, hooks, logger })
-    const worker = createDeliveryWorker(outbox, config.delivery.workerIntervalMs, reportDelivery)
-    hooks.hook('app:ready', () => worker.start())
-    hooks.hook('app:close', () => worker.stop())
     const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
     const scheduler = createScheduler({ prepared, report: reportSafe })
     // Registered before any plugin's: jobs start once every setup has run, and stop before plugins close.
     hooks.hook('app:ready', () => scheduler.start())
     hooks.hook('app:close', () => scheduler.stop())
+    scheduleDeliveryWorker(scheduler.schedule, outbox, config.delivery.workerIntervalMs, reportDelivery)
 
     const context: PluginContext = {
       app, hooks, config, orm, prepared, storage, registry, routes, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,

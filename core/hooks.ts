@@ -1,9 +1,22 @@
 import { createHooks, type Hookable } from 'hookable'
 import type { ConsolaInstance } from 'consola'
-import type { DeliveryDecision } from './delivery/pipeline.ts'
+import type { StandardEvent } from './delivery/types.ts'
 import { toLoggable } from './db/loggable-error.ts'
 
 type HookResult = void | Promise<void>
+
+/** What `conversion:before-deliver` listeners see and may change: set `hold` to keep it from the platforms. */
+export interface DeliveryDecision {
+  siteId: string
+  messageId: string
+  event: string
+  standardEvent: StandardEvent
+  /** The site event's `release` setting; `immediately` for a standard event. */
+  release: 'immediately' | 'when_qualified'
+  /** false when the hook is called; the release plugin sets it for `when_qualified` events. */
+  hold: boolean
+  reason?: string
+}
 
 /** What `capture:identify` listeners see (the capture plugin calls it; the email-risk plugin fills `risk`). */
 export interface IdentifyPayload {

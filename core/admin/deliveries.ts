@@ -1,23 +1,16 @@
 import * as v from 'valibot'
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { RunPrepared } from '../db/prepared.ts'
 import { apiError } from '../http/errors.ts'
 import type { RouteTable } from '../http/routes.ts'
 import type { SiteDirectory } from '../sites/directory.ts'
+import { listDeliveries, requeueFailed } from '../delivery/queries/report.ts'
 
 const STATUSES = ['pending', 'retrying', 'sent', 'failed', 'skipped'] as const
 
-/**
- * What the export of validated conversions reports for each delivery, kept on the conversion row. `has_consent` is
- * true only for an explicit grant from the visitor's consent banner; a server-side conversion with no matched visit
- * has no consent signal (false), and a denied one is never delivered.
- */
-const EXPORT_FIELDS = `c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
-  c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category`
 const tags = ['Admin']
 
 /** The delivery report: one row per conversion per platform, newest first; and replay of failed ones. */
-export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: SiteDirectory): void {
-  const sql = <T extends object[]>(text: string, params: unknown[]) => orm.em.getConnection().execute<T>(text, params)
+export function installDeliveryRoutes(routes: RouteTable, prepared: RunPrepared, sites: SiteDirectory): void {
   const knownSite = (id: string) => {
     if (!sites.byId(id)) throw apiError(404, { message: `Unknown site "${id}"; configured sites: ${sites.list().map((s) => s.id).join(', ') || '(none)'}` })
     return id
@@ -31,14 +24,7 @@ export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: 
       limit: v.optional(v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1), v.maxValue(1000)), '100'),
     }),
     handler: async (_event, { params, query }) => ({
-      deliveries: (await sql<Record<string, unknown>[]>(
-        `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
-           d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
-           ${EXPORT_FIELDS}
-         from deliveries d join conversions c on c.id = d.conversion_id
-         where d.site_id = ?${query.status ? ' and d.status = ?' : ''} order by d.created_at desc, d.id desc limit ?`,
-        [knownSite(params.id), ...(query.status ? [query.status] : []), query.limit],
-      )).map(withIsoTimes),
+      deliveries: (await listDeliveries(prepared, knownSite(params.id), query.status, query.limit)).map(withIsoTimes),
     }),
   })
 
@@ -48,13 +34,9 @@ export function installDeliveryRoutes(routes: RouteTable, orm: MikroORM, sites: 
     body: v.object({ id: v.optional(v.pipe(v.string(), v.uuid('must be a delivery id'))), failed: v.optional(v.literal(true)) }),
     handler: async (_event, { params, body }) => {
       if (!body.id === !body.failed) throw apiError(400, { message: 'Give either a delivery id or failed: true' })
-      const rows = await sql<{ id: string }[]>(
-        `update deliveries set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
-         where site_id = ? and status = 'failed'${body.id ? ' and id = ?' : ''} returning id`,
-        [knownSite(params.id), ...(body.id ? [body.id] : [])],
-      )
-      if (body.id && rows.length === 0) throw apiError(404, { message: `No failed delivery ${body.id} for site "${params.id}"` })
-      return { requeued: rows.map((r) => r.id) }
+      const requeued = await requeueFailed(prepared, knownSite(params.id), body.id)
+      if (body.id && requeued.length === 0) throw apiError(404, { message: `No failed delivery ${body.id} for site "${params.id}"` })
+      return { requeued }
     },
   })
 }

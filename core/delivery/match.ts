@@ -1,5 +1,4 @@
-import type { RunPrepared } from '../db/prepared.ts'
-import { LOOK_UP_INTAKE } from './statements.ts'
+import type { VisitRow } from './queries/intake.ts'
 import type { ClickIds } from './types.ts'
 
 export const CLICK_ID_NAMES = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'rdt_cid', 'epik', 'twclid', 'ScCid'] as const satisfies readonly (keyof ClickIds)[]
@@ -13,25 +12,8 @@ export interface VisitMatch {
   isBot: boolean
 }
 
-/** What intake learns in its one read before writing: which trust tiers already hold the messageId, and who is this. */
-export interface IntakeLookup {
-  /** `trusted` and/or `public`; empty when the messageId is new to the site. */
-  holders: string[]
-  match: VisitMatch
-}
-
-/** One round trip for both reads intake makes before its write (see LOOK_UP_INTAKE). */
-export async function lookUpIntake(
-  prepared: RunPrepared, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
-): Promise<IntakeLookup> {
-  const searchVisits = Boolean(by.sessionId || by.emailHash)
-  const [row] = await prepared<{ holders: string[] | null, visits: VisitRow[] | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
-  return { holders: row?.holders ?? [], match: toMatch(row?.visits ?? []) }
-}
-
-interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean }
-
-function toMatch(rows: readonly VisitRow[]): VisitMatch {
+/** What the person's earlier visits (newest first) tell: their click ids, consent and whether they were all bots. */
+export function toVisitMatch(rows: readonly VisitRow[]): VisitMatch {
   if (rows.length === 0) return { matched: 0, clickIds: {}, consent: 'unknown', isBot: false }
   const clickIds: ClickIds = {}
   for (const row of [...rows].reverse()) {
@@ -44,4 +26,13 @@ function toMatch(rows: readonly VisitRow[]): VisitMatch {
     consent: latestConsent === 'granted' || latestConsent === 'denied' ? latestConsent : 'unknown',
     isBot: rows.every((r) => r.is_bot),
   }
+}
+
+/** Click ids the conversion brought itself. */
+export function givenClickIds(ids: Record<string, string | undefined>): ClickIds {
+  const clickIds: ClickIds = {}
+  for (const name of CLICK_ID_NAMES) if (ids[name]) clickIds[name] = ids[name]
+  // A raw fbclid becomes Meta's fbc cookie value, as the pixel would have stored it.
+  if (!clickIds.fbc && ids.fbclid) clickIds.fbc = `fb.1.${Date.now()}.${ids.fbclid}`
+  return clickIds
 }

@@ -1,42 +1,30 @@
+import type { JobHandle, ScheduledJob } from '../jobs/scheduler.ts'
 import type { Outbox } from './outbox.ts'
 
 const BATCH = 20
 
-export interface DeliveryWorker {
-  start: () => void
-  /** Stops polling and waits for the deliveries in hand. */
-  stop: () => Promise<void>
-}
-
 /**
- * Polls the outbox for due deliveries (retries, and anything a crashed process left claimed once its lease
- * ran out). Every instance runs one; the claim query skips rows another worker holds.
+ * The delivery worker: polls the outbox for due deliveries (retries, and anything a crashed process left claimed once
+ * its lease ran out). A job of every instance (scope `instance`): the claim skips rows another worker holds, so the
+ * instances share the outbox without a lease of their own.
  */
-export function createDeliveryWorker(outbox: Outbox, intervalMs: number, onError: (error: unknown) => void): DeliveryWorker {
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-  const tick = () => {
-    running ??= (async () => {
+export function scheduleDeliveryWorker(
+  schedule: (job: ScheduledJob) => JobHandle, outbox: Outbox, intervalMs: number, onError: (error: unknown) => void,
+): JobHandle {
+  return schedule({
+    name: 'delivery:worker',
+    everyMs: intervalMs,
+    scope: 'instance',
+    // As before it was a job: the first poll one interval after start.
+    atStart: false,
+    async run(signal) {
       try {
-        while (await outbox.runDue(BATCH) === BATCH && timer) { /* drain a backlog before sleeping */ }
+        while (await outbox.runDue(BATCH) === BATCH && !signal.aborted) { /* drain a backlog before sleeping */ }
       }
       catch (error) {
+        // Reported as the outbox's other failures are (source `delivery`), not as a failed job.
         onError(error)
       }
-      finally {
-        running = undefined
-      }
-    })()
-  }
-  return {
-    start() {
-      timer ??= setInterval(tick, intervalMs)
-      timer.unref()
     },
-    async stop() {
-      clearInterval(timer)
-      timer = undefined
-      await running
-    },
-  }
+  })
 }

@@ -1,30 +1,24 @@
 import { definePlugin } from '../../core/plugin.ts'
 import { CrmPollState } from './entities.ts'
-import { addHeldAdmin, startExpiry } from './held.ts'
-import { addReleaseRoute } from './route.ts'
-import { createCrmScheduler } from './scheduler.ts'
+import { addHeldAdmin, holdWhenQualified, scheduleExpiry } from './held.ts'
 import { ReleaseOptions } from './options.ts'
+import { addReleaseRoute } from './route.ts'
+import { scheduleCrmPollers } from './scheduler.ts'
 
 /**
- * The qualification gate: conversions of "when qualified" events are held by the pipeline; this plugin releases
- * them (the release endpoint and the CRM pollers), lists and drops them, expires them, and erases them on request.
+ * The qualification gate: holds the conversions of "when qualified" events (without this plugin nothing is held),
+ * releases them (the release endpoint and the CRM pollers), lists and drops them, expires them, and erases them on
+ * request.
  */
 export default definePlugin({
   name: 'release',
   entities: [CrmPollState],
   options: ReleaseOptions,
-  setup(ctx) {
-    addReleaseRoute(ctx)
-    addHeldAdmin(ctx)
-    const scheduler = createCrmScheduler(ctx)
-    let stopExpiry: (() => void) | undefined
-    ctx.hooks.hook('app:ready', () => {
-      stopExpiry = startExpiry(ctx)
-      scheduler.start()
-    })
-    ctx.hooks.hook('app:close', async () => {
-      stopExpiry?.()
-      await scheduler.stop()
-    })
+  setup(ctx, options) {
+    holdWhenQualified(ctx)
+    addReleaseRoute(ctx, options)
+    addHeldAdmin(ctx, options)
+    scheduleExpiry(ctx, options)
+    scheduleCrmPollers(ctx, options)
   },
 })

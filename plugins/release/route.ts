@@ -2,7 +2,8 @@ import { timingSafeEqual } from 'node:crypto'
 import * as v from 'valibot'
 import { apiError } from '../../core/http/errors.ts'
 import type { PluginContext } from '../../core/plugin.ts'
-import { releaseHeld } from '../../core/delivery/release.ts'
+import { releaseHeld } from './release-held.ts'
+import type { ReleaseOptions } from './options.ts'
 
 const failure = (status: number, message: string) => apiError(status, { success: false, message })
 
@@ -14,7 +15,7 @@ const ReleaseBody = v.object({
 const ReleaseAnswer = v.object({ success: v.literal(true), message: v.string(), releasedCount: v.number() })
 
 /** POST /api/v1/crm-release/:api_key/:secret (spec: "Release endpoint"). */
-export function addReleaseRoute(ctx: PluginContext): void {
+export function addReleaseRoute(ctx: PluginContext, options: ReleaseOptions): void {
   // The spec answers a URL with a part missing with 400, not the router's 404.
   for (const partial of ['/api/v1/crm-release', '/api/v1/crm-release/:api_key']) {
     ctx.app.post(partial, () => {
@@ -44,7 +45,7 @@ export function addReleaseRoute(ctx: PluginContext): void {
     invalid: (problems) => failure(400, problems.join('; ')),
     handler: async (event, { body }) => {
       const site = ctx.sites.byId(event.context.releaseSiteId!)!
-      const result = await releaseHeld(ctx, site, body.event_name, body.email, ctx.config.release.expireAfterDays)
+      const result = await releaseHeld(ctx, site, body.event_name, body.email, options.expireAfterDays)
       if (result.released.length === 0) throw failure(404, `Nothing is held for "${body.event_name}" and this email (never captured, already released, or expired)`)
       const count = result.released.length
       const what = `Released ${count} held conversion${count === 1 ? '' : 's'}`

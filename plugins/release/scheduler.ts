@@ -1,88 +1,83 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { CrmPollerDefinition } from '../../core/registry.ts'
-import { releaseHeld } from '../../core/delivery/release.ts'
+import type { ActiveSite } from '../../core/sites/directory.ts'
+import { RedactedDatabaseError, toLoggable } from '../../core/db/loggable-error.ts'
+import type { ReleaseOptions } from './options.ts'
+import { releaseHeld } from './release-held.ts'
+import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn } from './queries/poll-state.ts'
 
 /** How long one instance holds a poller's turn; a crashed holder's turn is free after it. */
 const LEASE_SECONDS = 300
+/** A due check every few seconds: cheap (one claim per poller), and a poller whose next run was moved up starts soon. */
+const TICK_MS = 5000
 
 /**
  * Runs every site's CRM pollers on `release.pollIntervalSeconds`, once across instances: a poller's turn is
- * claimed in crm_poll_state (`locked_until`, skip locked), resumed from the stored cursor, and the cursor is only
- * stored after the qualified leads were released, so a crash repeats a window rather than losing one. A rate
- * limit (an error with `retryAfterMs`) moves the next run back.
+ * claimed in crm_poll_state (`locked_until`), resumed from the stored cursor, and the cursor is only stored after
+ * the qualified leads were released, so a crash repeats a window rather than losing one. A rate limit (an error
+ * with `retryAfterMs`) moves the next run back.
+ *
+ * A job of every instance (scope `instance`), not a cluster job: the per-poller claim already lets one instance poll
+ * a CRM at a time, on each site's own cadence, and a poll may take minutes, longer than a cluster job's lease.
  */
-export function createCrmScheduler(ctx: PluginContext, options: { tickMs?: number } = {}) {
-  const sql = <T extends object[]>(text: string, params: unknown[] = []) => ctx.orm.em.getConnection().execute<T>(text, params)
-  const interval = ctx.config.release.pollIntervalSeconds
+export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions): void {
+  const pollers = ctx.sites.list().flatMap((site) => ctx.registry.forSite(site.id, 'crm-poller').map((configured) => ({ site, ...configured })))
+  if (pollers.length === 0) return
   const cache = {
     get: (key: string) => ctx.storage.getItem<string>(`cache:crm:${key}`),
     set: (key: string, value: string, ttlSeconds: number) => ctx.storage.setItem(`cache:crm:${key}`, value, { ttl: ttlSeconds }),
   }
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
+  const interval = options.pollIntervalSeconds
 
-  const pollers = ctx.sites.list().flatMap((site) => ctx.registry.forSite(site.id, 'crm-poller').map((configured) => ({ site, ...configured })))
-
-  async function runOne(site: (typeof pollers)[number]['site'], definition: CrmPollerDefinition<unknown>, options: unknown): Promise<void> {
-    await sql(`insert into crm_poll_state (site_id, poller) values (?, ?) on conflict do nothing`, [site.id, definition.name])
-    const [turn] = await sql<{ cursor: string | null }[]>(
-      `update crm_poll_state set locked_until = now() + make_interval(secs => ?)
-       where site_id = ? and poller = ? and next_run_at <= now() and (locked_until is null or locked_until < now())
-       returning cursor`,
-      [LEASE_SECONDS, site.id, definition.name],
-    )
-    if (!turn) return
-    const signal = AbortSignal.timeout((LEASE_SECONDS - 30) * 1000)
+  async function runOne(site: ActiveSite, definition: CrmPollerDefinition<unknown>, pollerOptions: unknown, closing: AbortSignal): Promise<void> {
+    const turn = { siteId: site.id, poller: definition.name }
+    const claimed = await claimPollTurn(ctx.prepared, site.id, definition.name, LEASE_SECONDS)
+    if (!claimed) return
+    const signal = AbortSignal.any([closing, AbortSignal.timeout((LEASE_SECONDS - 30) * 1000)])
     try {
-      const result = await definition.poll(options, turn.cursor ?? undefined, { fetch, cache, signal, now: () => new Date() })
+      const result = await definition.poll(pollerOptions, claimed.cursor ?? undefined, { fetch, cache, signal, now: () => new Date() })
       let released = 0
       for (const lead of result.qualified) {
-        released += (await releaseHeld(ctx, site, lead.eventName, lead.email, ctx.config.release.expireAfterDays)).released.length
+        released += (await releaseHeld(ctx, site, lead.eventName, lead.email, options.expireAfterDays)).released.length
       }
-      await sql(
-        `update crm_poll_state set cursor = coalesce(?, cursor), locked_until = null, last_run_at = now(), last_released = ?, last_error = null,
-           next_run_at = now() + make_interval(secs => ?) where site_id = ? and poller = ?`,
-        [result.cursor ?? null, released, interval, site.id, definition.name],
-      )
+      await finishPollTurn(ctx.prepared, { ...turn, cursor: result.cursor, released, nextInSeconds: interval })
       if (released > 0) ctx.logger.info(`release: ${definition.name} qualified ${released} held conversion(s) on site ${site.id}`)
     }
     catch (error) {
+      // Shutting down: the turn is freed for the next instance, its window polled again, no error recorded.
+      if (closing.aborted) return freePollTurn(ctx.prepared, site.id, definition.name)
       const { retryAfterMs, retryable } = error as { retryAfterMs?: number, retryable?: boolean }
       // A rate limit waits as long as the CRM asks; credentials that need the operator are tried again hourly, not every round.
-      const delaySeconds = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : retryable === false ? Math.max(interval, 3600) : interval
-      await sql(
-        `update crm_poll_state set locked_until = null, last_run_at = now(), last_error = ?, next_run_at = now() + make_interval(secs => ?)
-         where site_id = ? and poller = ?`,
-        [error instanceof Error ? error.message : String(error), delaySeconds, site.id, definition.name],
-      )
-      ctx.logger.warn(`release: ${definition.name} on site ${site.id} failed: ${error instanceof Error ? error.message : String(error)}`)
+      const nextInSeconds = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : retryable === false ? Math.max(interval, 3600) : interval
+      const described = describeFailure(error)
+      await failPollTurn(ctx.prepared, { ...turn, error: described, nextInSeconds })
+      ctx.logger.warn(`release: ${definition.name} on site ${site.id} failed: ${described}`)
     }
   }
 
-  const tick = () => {
-    running ??= (async () => {
-      for (const { site, definition, options } of pollers) {
-        await runOne(site, definition as CrmPollerDefinition<unknown>, options).catch((error: unknown) => void ctx.hooks.callHook('error', error, { source: `release:${definition.name}` }))
+  ctx.schedule({
+    name: 'release:crm-pollers',
+    everyMs: TICK_MS,
+    scope: 'instance',
+    async run(closing) {
+      for (const { site, definition, options: pollerOptions } of pollers) {
+        if (closing.aborted) return
+        await runOne(site, definition as CrmPollerDefinition<unknown>, pollerOptions, closing)
+          .catch((error: unknown) => ctx.report(error, { source: `release:${definition.name}` }))
       }
-    })().finally(() => {
-      running = undefined
-    })
-    return running
-  }
+    },
+  })
+}
 
-  return {
-    /** Runs due pollers now (tests, and the first round at start). */
-    tick,
-    start() {
-      if (pollers.length === 0) return
-      void tick()
-      // A due check every few seconds: cheap (one claim per poller), and a poller whose next run was moved up starts soon.
-      timer = setInterval(() => void tick(), options.tickMs ?? 5000)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
-  }
+/**
+ * What crm_poll_state.last_error and the log keep of a failed poll. A poller's own error (CrmPollError: our hint
+ * and the CRM's error text about the refusal, with its HTTP status) keeps its message: the operator needs it. Any
+ * other error keeps its class and no message, which could quote a value of a lead being released (an email).
+ */
+function describeFailure(error: unknown): string {
+  const { crm, retryable } = error as { crm?: unknown, retryable?: unknown }
+  if (error instanceof Error && typeof crm === 'string' && typeof retryable === 'boolean') return error.message
+  const loggable = toLoggable(error)
+  if (loggable instanceof RedactedDatabaseError) return loggable.message
+  return `${error instanceof Error ? error.name : typeof error} (message withheld: it may quote personal data)`
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { startFakeTestPlatform, testPlatform } from '../intake/test-platform.ts'
+import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { MAX_VISIT_IDENTITIES } from '../../plugins/capture/queries.ts'

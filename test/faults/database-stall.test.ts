@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, health, type TestApp } from '../helpers/app.ts'
 import { onPostgres, sharedDatabase, type TestDatabase } from '../helpers/database.ts'
 import type { FakeServer } from '../fakes/server.ts'
-import { startFakeTestPlatform, testPlatform } from '../intake/test-platform.ts'
+import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { startFreezingProxy, type FreezingProxy } from './freezing-proxy.ts'
 

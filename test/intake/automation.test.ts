@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
 import type { FakeServer } from '../fakes/server.ts'
-import { startFakeTestPlatform, testPlatform } from './test-platform.ts'
+import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import { definePlugin } from '../../core/plugin.ts'
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
   // A site whose demo_booked event waits for qualification, with a listener counting hook calls.
   const counter = definePlugin({ name: 'counter', setup: ({ hooks }) => void hooks.hook('conversion:before-deliver', (decision) => void hookCalls.push(decision.messageId)) })
   heldApp = await bootTestApp({
-    plugins: ['intake', counter],
+    plugins: ['intake', 'release', counter],
     sites: [{ id: 'demo', name: 'Demo', events: [{ key: 'demo_booked', name: 'Demo booked', sendsAs: 'Schedule', release: 'when_qualified' }], destinations: { testads: { baseUrl: fake.url, token: 'good' } } }],
   }, { adapters: [testPlatform], builtInPlugins })
   heldKey = await heldApp.createKey('demo')

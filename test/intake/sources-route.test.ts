@@ -4,7 +4,7 @@ import * as v from 'valibot'
 import { defineIntakeSource, SourceInputError } from '../../core/registry.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import type { FakeServer } from '../fakes/server.ts'
-import { startFakeTestPlatform, testPlatform } from './test-platform.ts'
+import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 
 /**

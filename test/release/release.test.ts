@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { defineCrmPoller } from '../../core/registry.ts'
 import { sha256Hex } from '../../core/identity/hash.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { startFakeTestPlatform, testPlatform } from '../intake/test-platform.ts'
+import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 

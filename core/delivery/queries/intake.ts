@@ -1,0 +1,99 @@
+/**
+ * The intake's statements, run as prepared statements (core/db/prepared.ts): one read before the write, the write,
+ * and the rare supersede of a public copy. Each name is bumped (`…_v2`) whenever its text changes.
+ */
+import { columnNames, placeholders, valuesWriter } from '../../db/columns.ts'
+import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type DeliveryRow } from '../rows.ts'
+
+/**
+ * $1 site, $2 messageId, $3 whether to search visits, $4 dc_session_id, $5 email hash. The trust tiers that already
+ * hold the messageId (a repeat is answered before any hook runs; see pipeline.ts for what each tier may repeat) and
+ * the person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50.
+ */
+const LOOK_UP_INTAKE: PreparedStatement = {
+  // email_hash too: a visit written by an instance of an earlier version (a rolling upgrade) has no email_hashes yet.
+  name: 'dcgate_intake_lookup_v4',
+  text: `select array(select trust from conversions where site_id = $1 and message_id = $2) as holders,
+    case when $3::boolean then (select json_agg(v) from (
+      select click_ids, consent, is_bot from visits where site_id = $1 and (session_id = $4 or email_hash = $5 or email_hashes @> array[$5::text])
+      order by started_at desc, id desc limit 50) v) end as visits`,
+}
+
+/** A visit as the intake's lookup returns it. */
+export interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean }
+
+/** One round trip for both reads intake makes before its write. `holders`: `trusted` and/or `public`. */
+export async function lookUpIntake(
+  prepared: RunPrepared, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
+): Promise<{ holders: string[], visits: VisitRow[] }> {
+  const searchVisits = Boolean(by.sessionId || by.emailHash)
+  const [row] = await prepared<{ holders: string[] | null, visits: VisitRow[] | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
+  return { holders: row?.holders ?? [], visits: row?.visits ?? [] }
+}
+
+const CONVERSION_PARAMS = CONVERSION_COLUMNS.length
+const DELIVERY_PARAMS = DELIVERY_COLUMNS.length
+const PROVIDERS = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 1}`
+
+/**
+ * The conversion and its outbox rows in one atomic statement (insert-first dedupe: a messageId repeated within its
+ * trust tier inserts nothing and returns no row). The parameters are the conversion's columns, then the outbox
+ * rows' (rows.ts), then the providers: one outbox row each.
+ */
+const INSERT_CONVERSION: PreparedStatement = {
+  name: 'dcgate_insert_conversion_v4',
+  text: `with c as (
+      insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
+      values (gen_random_uuid(), ${placeholders(CONVERSION_COLUMNS)})
+      on conflict (site_id, message_id, trust) do nothing returning id, site_id
+    ), d as (
+      insert into deliveries (id, conversion_id, site_id, provider, ${columnNames(DELIVERY_COLUMNS)})
+      select gen_random_uuid(), c.id, c.site_id, p.provider, ${placeholders(DELIVERY_COLUMNS, CONVERSION_PARAMS + 1)}
+      from c, unnest(${PROVIDERS}::text[]) as p(provider)
+      returning id, provider
+    )
+    select c.id as conversion_id, d.id, d.provider from c left join d on true`,
+}
+
+const writeConversion = valuesWriter(CONVERSION_COLUMNS)
+const writeDelivery = valuesWriter(DELIVERY_COLUMNS)
+
+/** The stored conversion's id and its outbox rows; null when the messageId was already taken in its trust tier. */
+export interface InsertedConversion { conversionId: string, deliveries: { id: string, provider: string }[] }
+
+export async function insertConversion(
+  prepared: RunPrepared, conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[],
+): Promise<InsertedConversion | null> {
+  const values = writeDelivery(delivery, writeConversion(conversion, []))
+  values.push(providers)
+  const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, values)
+  if (rows.length === 0) return null
+  const deliveries = rows[0]!.id === null ? [] : rows as { id: string, provider: string }[]
+  return { conversionId: rows[0]!.conversion_id, deliveries }
+}
+
+/**
+ * $1 site, $2 messageId, $3 the reason. A trusted conversion was stored with the messageId a public one holds: the
+ * public one's deliveries not attempted yet end skipped, so the platforms receive the trusted copy only. Clears the
+ * public conversion's IP and user agent when none of its deliveries is left to attempt. Rare: run only when the
+ * intake's lookup saw a public holder (the worker checks again before it sends a public conversion).
+ */
+const SUPERSEDE_PUBLIC: PreparedStatement = {
+  name: 'dcgate_supersede_public_v1',
+  text: `with s as (
+      update deliveries d set status = 'skipped', error = $3, locked_until = null, updated_at = now()
+      from conversions p
+      where p.site_id = $1 and p.message_id = $2 and p.trust = 'public' and d.conversion_id = p.id
+        and d.status = 'pending' and d.attempts = 0
+      returning d.id, d.conversion_id
+    )
+    update conversions c set ip = null, user_agent = null
+    where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null)
+      and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped')
+        and o.id not in (select id from s))`,
+}
+
+export async function supersedePublic(prepared: RunPrepared, siteId: string, messageId: string, reason: string): Promise<void> {
+  await prepared(SUPERSEDE_PUBLIC, [siteId, messageId, reason])
+}

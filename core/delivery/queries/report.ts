@@ -1,0 +1,35 @@
+/** The delivery report and its replay (admin API, `dcgate deliveries`). Not hot: planned on every call. */
+import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+
+/**
+ * $1 site, $2 a status or null for all, $3 at most this many. One row per conversion per platform, newest first,
+ * with what the export of validated conversions reports for it. `has_consent` is true only for an explicit grant
+ * from the visitor's consent banner; a server-side conversion with no matched visit has no consent signal (false),
+ * and a denied one is never delivered.
+ */
+const LIST_DELIVERIES: PreparedStatement = {
+  name: 'dcgate_list_deliveries_v1',
+  reusePlan: false,
+  text: `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
+      d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
+      c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
+      c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category
+    from deliveries d join conversions c on c.id = d.conversion_id
+    where d.site_id = $1 and ($2::text is null or d.status = $2) order by d.created_at desc, d.id desc limit $3`,
+}
+
+export function listDeliveries(prepared: RunPrepared, siteId: string, status: string | undefined, limit: number): Promise<Record<string, unknown>[]> {
+  return prepared<Record<string, unknown>>(LIST_DELIVERIES, [siteId, status ?? null, limit])
+}
+
+/** $1 site, $2 one delivery id or null for every failed one. Sets failed deliveries due again, attempts from zero. */
+const REQUEUE_FAILED: PreparedStatement = {
+  name: 'dcgate_requeue_failed_v1',
+  reusePlan: false,
+  text: `update deliveries set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
+    where site_id = $1 and status = 'failed' and ($2::uuid is null or id = $2) returning id`,
+}
+
+export async function requeueFailed(prepared: RunPrepared, siteId: string, id: string | undefined): Promise<string[]> {
+  return (await prepared<{ id: string }>(REQUEUE_FAILED, [siteId, id ?? null])).map((r) => r.id)
+}

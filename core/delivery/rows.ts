@@ -1,0 +1,148 @@
+import { columnsOf } from '../db/columns.ts'
+import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
+import type { DeliveryPlan } from './decide.ts'
+import type { VisitMatch } from './match.ts'
+import type { AcceptMeta } from './pipeline.ts'
+import { platformEventId, type Trust } from './trust.ts'
+import type { Channel, ClickIds, Confirmation, ConsentState, ConversionEvent, ConversionInput, ConversionItem, HashedIdentity, StandardEvent } from './types.ts'
+
+/** A new row of `conversions`, as the intake writes it (the id is the database's). */
+export interface ConversionRow {
+  site_id: string
+  message_id: string
+  trust: Trust
+  /** The intake route or webhook source (automation, shopify, …). */
+  source: string
+  source_event_type: string
+  event: string
+  standard_event: string | null
+  state: 'accepted' | 'unmapped' | 'held'
+  occurred_at: Date
+  value: number | null
+  currency: string | null
+  order_id: string | null
+  channel: Channel
+  items: ConversionItem[]
+  identity: HashedIdentity
+  click_ids: ClickIds
+  user_id: string | null
+  anonymous_id: string | null
+  session_id: string | null
+  page_url: string | null
+  ip: string | null
+  user_agent: string | null
+  consent: ConsentState
+  is_bot: boolean
+  confirmation: Confirmation
+  country: string | null
+  content_name: string | null
+  content_category: string | null
+  /** A held conversion's normalised email, so a release by event and email finds it. */
+  held_email: string | null
+}
+
+export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
+  ['site_id', 'text'], ['message_id', 'text'], ['trust', 'text'], ['source', 'text'], ['source_event_type', 'text'],
+  ['event', 'text'], ['standard_event', 'text'], ['state', 'text'], ['occurred_at', 'timestamptz'], ['value', 'double'],
+  ['currency', 'text'], ['order_id', 'text'], ['channel', 'text'], ['items', 'jsonb'], ['identity', 'jsonb'],
+  ['click_ids', 'jsonb'], ['user_id', 'text'], ['anonymous_id', 'text'], ['session_id', 'text'], ['page_url', 'text'],
+  ['ip', 'text'], ['user_agent', 'text'], ['consent', 'text'], ['is_bot', 'boolean'], ['confirmation', 'text'],
+  ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'],
+])
+
+/** What every outbox row of a new conversion shares; one row is written per provider. */
+export interface DeliveryRow {
+  status: 'pending' | 'skipped'
+  /** Why it is skipped. */
+  error: string | null
+  /** 1 when this process claims the rows for an inline attempt: counted at once, so one cut by a crash shows. */
+  attempts: 0 | 1
+  /** Seconds the inline claim lasts (delivery.leaseSeconds); null when the worker delivers. */
+  locked_until: number | null
+  /** Seconds before the first attempt is due (a public conversion's grace). */
+  next_attempt_at: number
+}
+
+export const DELIVERY_COLUMNS = columnsOf<DeliveryRow>()([
+  ['status', 'text'], ['error', 'text'], ['attempts', 'int'], ['locked_until', 'seconds_from_now'], ['next_attempt_at', 'seconds_from_now'],
+])
+
+/** The conversion row for a new conversion, from what the pipeline learnt and decided. */
+export function toConversionRow(
+  input: ConversionInput, meta: AcceptMeta, plan: DeliveryPlan,
+  known: { siteId: string, messageId: string, identity: HashedIdentity, clickIds: ClickIds, match: VisitMatch },
+): ConversionRow {
+  const ids = input.identifiers ?? {}
+  const first = input.items?.[0]
+  return {
+    site_id: known.siteId,
+    message_id: known.messageId,
+    trust: meta.trust,
+    source: meta.source,
+    source_event_type: meta.sourceEventType ?? meta.source,
+    event: input.event,
+    standard_event: plan.standardEvent,
+    state: plan.state,
+    occurred_at: input.occurredAt ?? new Date(),
+    value: input.value ?? null,
+    currency: input.currency ?? null,
+    order_id: input.orderId ?? null,
+    channel: input.channel ?? 'online',
+    items: input.items ?? [],
+    identity: known.identity,
+    click_ids: known.clickIds,
+    user_id: input.userId ?? ids.customer_id ?? null,
+    anonymous_id: input.anonymousId ?? null,
+    session_id: ids.dc_session_id ?? null,
+    page_url: input.pageUrl ?? null,
+    ip: plan.keepsBrowser ? input.ip ?? null : null,
+    user_agent: plan.keepsBrowser ? input.userAgent ?? null : null,
+    consent: known.match.consent,
+    is_bot: known.match.isBot,
+    confirmation: meta.confirmation,
+    country: normalizeCountry(input.traits?.country)?.toUpperCase() ?? null,
+    content_name: input.contentName ?? first?.name ?? null,
+    content_category: input.contentCategory ?? first?.category ?? null,
+    held_email: plan.state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
+  }
+}
+
+/** The outbox rows written with the conversion: skipped by a gate, claimed for an inline attempt, or due later. */
+export function toDeliveryRow(plan: DeliveryPlan, leaseSeconds: number): DeliveryRow {
+  return {
+    status: plan.skipReason ? 'skipped' : 'pending',
+    error: plan.skipReason ?? null,
+    attempts: plan.inline ? 1 : 0,
+    locked_until: plan.inline ? leaseSeconds : null,
+    next_attempt_at: plan.graceSeconds,
+  }
+}
+
+/** The fields of a stored (or about to be stored) conversion that adapters see. */
+export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust' | 'event' | 'value' | 'currency' | 'order_id' | 'channel'
+  | 'items' | 'identity' | 'click_ids' | 'ip' | 'user_agent' | 'page_url' | 'consent' | 'confirmation'>
+  & { standard_event: string | null, occurred_at: Date | string }
+
+/** A conversion as adapters see it: the row just written (an inline attempt) or read back (the worker). */
+export function toEvent(row: EventFields): ConversionEvent {
+  const consent = row.consent as ConsentState
+  return {
+    messageId: platformEventId(row.message_id, row.trust),
+    siteId: row.site_id,
+    event: row.event,
+    standardEvent: row.standard_event as StandardEvent,
+    occurredAt: new Date(row.occurred_at),
+    value: row.value ?? undefined,
+    currency: row.currency ?? undefined,
+    orderId: row.order_id ?? undefined,
+    items: row.items,
+    channel: row.channel as Channel,
+    identity: row.identity,
+    clickIds: row.click_ids,
+    ip: row.ip ?? undefined,
+    userAgent: row.user_agent ?? undefined,
+    pageUrl: row.page_url ?? undefined,
+    consent: { adUserData: consent, adPersonalization: consent },
+    confirmation: row.confirmation as Confirmation,
+  }
+}
