@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import googleAds, { acceptsEvent, googleAdsOptions, type GoogleAdsOptions } from '../../adapters/ads/google-ads/index.ts'
+import googleAds, { googleAdsOptions, type GoogleAdsOptions } from '../../adapters/ads/google-ads/index.ts'
 import { skipReason } from '../../adapters/ads/google-ads/map.ts'
 import { GoogleOAuthError, tokenCacheKey } from '../../adapters/ads/google-ads/auth.ts'
-import { GoogleAdsMappingError, toConversionDateTime, type UploadClickConversionsBody } from '../../adapters/ads/google-ads/map.ts'
+import { toConversionDateTime, type UploadClickConversionsBody } from '../../adapters/ads/google-ads/map.ts'
 import { GOOGLE_ADS_API_VERSION } from '../../adapters/ads/google-ads/version.ts'
 import type { ConversionEvent, DeliveryOutcome } from '../../core/delivery/types.ts'
 import { resolveConfig } from '../../core/config/load.ts'
 import { BootError } from '../../core/errors.ts'
 import { createRegistry, type AuthContext } from '../../core/registry.ts'
-import { testAdPlatform } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
 
@@ -220,14 +220,16 @@ function googleSpecificTests(): void {
       expect(denied).not.toHaveProperty('userIdentifiers')
     })
 
-    it('tells the pipeline which events Google takes, and refuses to map one without a conversion action', () => {
+    it('tells the pipeline which events Google takes; one without a conversion action is never in a request', () => {
       const opts = options({ conversionActions: { Purchase: '111' } })
-      expect(acceptsEvent(event(), opts)).toBe(true)
-      expect(acceptsEvent(event({ standardEvent: 'Lead' }), opts)).toBe(false)
+      expect(skipReason(event(), opts)).toBeUndefined()
+      expect(skipReason(event({ standardEvent: 'Lead' }), opts)).toBeDefined()
       expect(skipReason(event({ standardEvent: 'Lead' }), opts)).toBe('no Google Ads conversion action is configured for Lead')
       expect(skipReason(event({ clickIds: { fbc: 'fb.1.1.x' }, identity: {} }), opts)).toBe('no gclid, gbraid or wbraid, and no hashed email or phone Google may use')
-      expect(acceptsEvent(event({ clickIds: {} }), opts)).toBe(true) // enhanced conversions for leads: hashed email alone
-      expect(() => googleAds.toRequest([event(), event({ standardEvent: 'Lead' })], opts)).toThrow(GoogleAdsMappingError)
+      expect(skipReason(event({ clickIds: {} }), opts)).toBeUndefined() // enhanced conversions for leads: hashed email alone
+      const plan = planDelivery(googleAds, [event(), event({ messageId: 'msg-2', standardEvent: 'Lead' })], opts)
+      expect(plan.refused).toEqual({ 'msg-2': 'no Google Ads conversion action is configured for Lead' })
+      expect((JSON.parse(plan.request!.body) as UploadClickConversionsBody).conversions.map((c) => c.orderId)).toEqual(['msg-1'])
     })
   })
 

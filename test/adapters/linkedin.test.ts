@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import linkedin, { linkedInOptions, type LinkedInOptions } from '../../adapters/ads/linkedin/index.ts'
 import { LinkedInOAuthError, tokenCacheKey } from '../../adapters/ads/linkedin/auth.ts'
-import { LinkedInMappingError, skipReason, toEventId, type BatchCreateBody, type ConversionEventElement } from '../../adapters/ads/linkedin/map.ts'
+import { skipReason, toEventId, type BatchCreateBody, type ConversionEventElement } from '../../adapters/ads/linkedin/map.ts'
 import { LINKEDIN_API_VERSION } from '../../adapters/ads/linkedin/version.ts'
 import type { ConversionEvent, DeliveryOutcome } from '../../core/delivery/types.ts'
 import type { AuthContext } from '../../core/registry.ts'
-import { testAdPlatform, toResponse, type ContractReply } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse, type ContractReply } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, sha256 } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { linkedInErrors, startFakeLinkedIn, type FakeLinkedIn } from '../fakes/linkedin.ts'
@@ -130,14 +130,16 @@ function linkedInSpecificTests(): void {
       expect(skipReason(event({ clickIds: { gclid: 'G' }, identity: { phoneE164: sha256('+16505551212') } }), options())).toBe('no hashed email or li_fat_id (LinkedIn first-party ad tracking id) for LinkedIn to match')
       expect(skipReason(event({ identity: {} }), options())).toBeUndefined() // li_fat_id alone
       expect(skipReason(event({ clickIds: {} }), options())).toBeUndefined() // hashed email alone
-      expect(() => linkedin.toRequest([event({ standardEvent: 'Purchase' }), event()], opts)).toThrow(LinkedInMappingError)
+      expect(planDelivery(linkedin, [event({ messageId: 'p', standardEvent: 'Purchase' }), event({ messageId: 's' })], opts)).toMatchObject({ refused: { s: 'no LinkedIn conversion rule is configured for Schedule' }, sent: [{ messageId: 'p' }] })
     })
 
-    it('keeps an unmatchable event out of the request and rejects it alone, in order', () => {
+    it('skips an unmatchable event, saying why; the rest go in one request, one outcome each, in order', () => {
       const events = [event({ messageId: 'a' }), event({ messageId: 'b', identity: {}, clickIds: {} }), event({ messageId: 'c' })]
-      expect(mapped(events).map((e) => e.eventId)).toEqual(['a', 'c'])
-      const outcomes = linkedin.parseResponse(reply({ status: 200, body: { elements: [{ status: 201 }, { status: 201 }] } }), events)
-      expect(outcomes).toEqual([{ status: 'sent' }, { status: 'rejected', message: expect.stringMatching(/^not sent to LinkedIn: no hashed email/) }, { status: 'sent' }])
+      const plan = planDelivery(linkedin, events, options())
+      expect(plan.refused).toEqual({ b: expect.stringMatching(/^no hashed email/) })
+      expect(elementsOf(JSON.parse(plan.request!.body)).map((e) => e.eventId)).toEqual(['a', 'c'])
+      const outcomes = linkedin.parseResponse(reply({ status: 200, body: { elements: [{ status: 201 }, { status: 201 }] } }), plan.sent)
+      expect(outcomes).toEqual([{ status: 'sent' }, { status: 'sent' }])
     })
   })
 

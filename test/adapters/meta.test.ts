@@ -4,7 +4,7 @@ import meta from '../../adapters/ads/meta/index.ts'
 import type { MetaOptions } from '../../adapters/ads/meta/map.ts'
 import { META_API_VERSION } from '../../adapters/ads/meta/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { metaErrors, startFakeMeta } from '../fakes/meta.ts'
@@ -132,14 +132,16 @@ testAdPlatform<MetaOptions>({
         expect(one(leaky).user_data).toEqual({ fbc: leaky.clickIds.fbc })
       })
 
-      it('keeps an event Meta cannot match out of the request and rejects it alone; the rest are sent', async () => {
+      it('skips an event Meta cannot match, saying why; the rest go in one request and are sent', async () => {
         const nobody: ConversionEvent = { ...registrationFixture(new Date()), messageId: 'msg-nobody', identity: {} }
         const events = [leadFixture(new Date()), nobody, purchaseFixture(new Date())]
-        const request = meta.toRequest(events, resolved)
-        expect(dataOf(JSON.parse(request.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
-        const outcomes = meta.parseResponse(await send(request), events)
-        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
-        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('no customer information') })
+        const plan = planDelivery(meta, events, resolved)
+        expect(plan.refused).toEqual({ 'msg-nobody': expect.stringContaining('no customer information') })
+        expect(dataOf(JSON.parse(plan.request!.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
+        const outcomes = meta.parseResponse(await send(plan.request!), plan.sent)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'sent'])
+        // Alone, it makes no request at all: Meta refuses an empty one.
+        expect(planDelivery(meta, [nobody], resolved).request).toBeUndefined()
       })
 
       it('the fake refuses a hand-made request with a raw email; the answer is a rejection quoting Meta', async () => {

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import microsoftAds, { microsoftAdsOptions } from '../../adapters/ads/microsoft-ads/index.ts'
-import { MicrosoftAdsMappingError, skipReason, type MicrosoftAdsOptions, type UetEvent, type UetRequestBody } from '../../adapters/ads/microsoft-ads/map.ts'
+import { skipReason, type MicrosoftAdsOptions, type UetEvent, type UetRequestBody } from '../../adapters/ads/microsoft-ads/map.ts'
 import { MICROSOFT_ADS_API_VERSION } from '../../adapters/ads/microsoft-ads/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { microsoftErrors, startFakeMicrosoftAds } from '../fakes/microsoft-ads.ts'
@@ -176,7 +176,9 @@ testAdPlatform<MicrosoftAdsOptions>({
         expect(one(schedule, custom)).toMatchObject({ eventName: 'book', customData: { eventCategory: 'calendar', eventLabel: 'demo' } })
         expect((await send(microsoftAds.toRequest([schedule], custom))).status).toBe(200)
         expect(skipReason(registrationFixture(), custom, FIXED_CLOCK)).toBe('CompleteRegistration is turned off for Microsoft Advertising (events.CompleteRegistration is false)')
-        expect(() => microsoftAds.toRequest([leadFixture(), registrationFixture()], custom)).toThrow(MicrosoftAdsMappingError)
+        const plan = planDelivery(microsoftAds, [leadFixture(new Date()), registrationFixture(new Date())], custom)
+        expect(plan.refused).toEqual({ 'msg-signup-0001': expect.stringContaining('CompleteRegistration is turned off') })
+        expect(dataOf(JSON.parse(plan.request!.body)).map((e) => e.eventId)).toEqual(['msg-lead-0001'])
       })
 
       it('skips events older than 7 days and events with nothing to match on, each with its reason', () => {

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import pinterest from '../../adapters/ads/pinterest/index.ts'
-import { PinterestMappingError, type PinterestOptions } from '../../adapters/ads/pinterest/map.ts'
+import type { PinterestOptions } from '../../adapters/ads/pinterest/map.ts'
 import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { pinterestErrors, startFakePinterest } from '../fakes/pinterest.ts'
@@ -163,14 +163,14 @@ testAdPlatform<PinterestOptions>({
         expect(fake.events).toHaveLength(live)
       })
 
-      it('lets a site override event names, or not send a standard event at all (skipped, and refused by toRequest)', () => {
+      it('lets a site override event names, or not send a standard event at all (skipped, never in a request)', () => {
         const custom = v.parse(pinterest.options, { ...options, eventNames: { Lead: 'contact', Schedule: false } })
         expect(one(leadFixture(), custom).event_name).toBe('contact')
         expect(one(purchaseFixture(), custom).event_name).toBe('checkout')
         const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
         expect(pinterest.skipReason!(schedule, custom)).toBe('this site does not send Schedule to Pinterest (eventNames.Schedule is false)')
         expect(pinterest.skipReason!(schedule, resolved)).toBeUndefined()
-        expect(() => pinterest.toRequest([schedule], custom)).toThrow(PinterestMappingError)
+        expect(planDelivery(pinterest, [purchaseFixture(), schedule], custom)).toMatchObject({ refused: { [schedule.messageId]: expect.stringContaining('eventNames.Schedule is false') }, sent: [purchaseFixture()] })
       })
 
       it('skips events with neither a hashed email nor the IP + user agent pair Pinterest requires', () => {
@@ -181,14 +181,14 @@ testAdPlatform<PinterestOptions>({
         expect(pinterest.skipReason!(registrationFixture(), resolved)).toBeUndefined()
       })
 
-      it('keeps an event Pinterest cannot match out of the request and rejects it alone; the rest are sent', async () => {
+      it('skips an event Pinterest cannot match, saying why; the rest go in one request and are sent', async () => {
         const nobody: ConversionEvent = { ...registrationFixture(new Date()), messageId: 'msg-nobody', identity: {} }
         const events = [leadFixture(new Date()), nobody, purchaseFixture(new Date())]
-        const request = pinterest.toRequest(events, resolved)
-        expect(dataOf(JSON.parse(request.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
-        const outcomes = pinterest.parseResponse(await send(request), events)
-        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
-        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('not sent to Pinterest') })
+        const plan = planDelivery(pinterest, events, resolved)
+        expect(plan.refused).toEqual({ 'msg-nobody': expect.stringMatching(/^no hashed email and not both IP address and user agent/) })
+        expect(dataOf(JSON.parse(plan.request!.body)).map((e) => e.event_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
+        const outcomes = pinterest.parseResponse(await send(plan.request!), plan.sent)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'sent'])
       })
 
       it('leaves out identity values that are not SHA-256 digests instead of sending them', () => {

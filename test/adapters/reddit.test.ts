@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import reddit from '../../adapters/ads/reddit/index.ts'
-import { RedditMappingError, type RedditOptions } from '../../adapters/ads/reddit/map.ts'
+import type { RedditOptions } from '../../adapters/ads/reddit/map.ts'
 import { REDDIT_API_VERSION } from '../../adapters/ads/reddit/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity, sha256Hex } from '../../core/identity/hash.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, USER_AGENT, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { redditErrors, startFakeReddit } from '../fakes/reddit.ts'
@@ -173,20 +173,20 @@ testAdPlatform<RedditOptions>({
         expect((await send(reddit.toRequest([schedule], custom))).status).toBe(200)
         expect(reddit.skipReason!(leadFixture(), custom)).toMatch(/configured not to send Lead/)
         expect(reddit.skipReason!(leadFixture(), resolved)).toBeUndefined()
-        expect(() => reddit.toRequest([leadFixture()], custom)).toThrow(RedditMappingError)
+        expect(planDelivery(reddit, [leadFixture()], custom)).toEqual({ refused: { 'msg-lead-0001': expect.stringMatching(/configured not to send Lead/) }, sent: [] })
       })
 
-      it('skips an event with no match key; toRequest leaves it out and rejects it alone, the rest are sent', async () => {
+      it('skips an event with no match key, saying why; the rest go in one request and are sent', async () => {
         const nobody: ConversionEvent = { ...registrationFixture(new Date()), messageId: 'msg-nobody', identity: { email: HASHED_PERSON.email }, ip: '198.51.100.4' }
         expect(reddit.skipReason!(nobody, resolved)).toMatch(/no match key/)
         expect(reddit.skipReason!({ ...nobody, userAgent: USER_AGENT }, resolved)).toBeUndefined()
         expect(reddit.skipReason!({ ...nobody, clickIds: { rdt_cid: 'abc' } }, resolved)).toBeUndefined()
         const events = [leadFixture(new Date()), nobody, purchaseFixture(new Date())]
-        const request = reddit.toRequest(events, resolved)
-        expect(eventsOf(JSON.parse(request.body)).map((e) => e.metadata.conversion_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
-        const outcomes = reddit.parseResponse(await send(request), events)
-        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
-        expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('no match key') })
+        const plan = planDelivery(reddit, events, resolved)
+        expect(plan.refused).toEqual({ 'msg-nobody': expect.stringContaining('no match key') })
+        expect(eventsOf(JSON.parse(plan.request!.body)).map((e) => e.metadata.conversion_id)).toEqual(['msg-lead-0001', 'msg-purchase-0001'])
+        const outcomes = reddit.parseResponse(await send(plan.request!), plan.sent)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'sent'])
       })
 
       it('one stale event sinks the request; it is rejected, the others retried, and a resend of those is accepted', async () => {

@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import tiktok from '../../adapters/ads/tiktok/index.ts'
-import { TikTokMappingError, type TikTokOptions } from '../../adapters/ads/tiktok/map.ts'
+import type { TikTokOptions } from '../../adapters/ads/tiktok/map.ts'
 import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
 import { hashIdentity } from '../../core/identity/hash.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { startFakeTikTok, tiktokEnvelope, tiktokErrors } from '../fakes/tiktok.ts'
@@ -158,12 +158,12 @@ testAdPlatform<TikTokOptions>({
         expect(fake.events.at(-1)).toMatchObject({ event: 'CompletePayment', event_id: 'msg-purchase-0001' })
       })
 
-      it('skips an event turned off with null, and one with nothing for TikTok to match; toRequest refuses the former', () => {
+      it('skips an event turned off with null, and one with nothing for TikTok to match; neither is ever in a request', () => {
         const noSchedule = withOptions({ events: { Schedule: null } })
         const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
         expect(tiktok.skipReason!(schedule, noSchedule)).toContain('events.Schedule is null')
         expect(tiktok.skipReason!(schedule, resolved)).toBeUndefined()
-        expect(() => tiktok.toRequest([schedule], noSchedule)).toThrow(TikTokMappingError)
+        expect(planDelivery(tiktok, [schedule], noSchedule)).toEqual({ refused: { [schedule.messageId]: expect.stringContaining('events.Schedule is null') }, sent: [] })
         const nobody: ConversionEvent = { ...registrationFixture(), identity: {}, clickIds: { gclid: 'Cj0K' } }
         expect(tiktok.skipReason!(nobody, resolved)).toMatch(/^no ttclid, hashed email, phone or external id, IP address or user agent/)
         expect(tiktok.skipReason!({ ...nobody, clickIds: { ttclid: 'E.C.P.x' } }, resolved)).toBeUndefined()

@@ -2,12 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import x from '../../adapters/ads/x/index.ts'
 import { signedHeader } from '../../adapters/ads/x/auth.ts'
-import { XMappingError, skipReason, type XConversion, type XOptions } from '../../adapters/ads/x/map.ts'
+import { skipReason, type XConversion, type XOptions } from '../../adapters/ads/x/map.ts'
 import { hmacSha1Signature, oauth1Header, percentEncode, signatureBaseString, type OAuth1Credentials } from '../../adapters/ads/x/oauth1.ts'
 import { X_ADS_API_VERSION } from '../../adapters/ads/x/version.ts'
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../core/delivery/types.ts'
 import type { AuthContext } from '../../core/registry.ts'
-import { testAdPlatform, toResponse } from '../contract/ad-platform.ts'
+import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture, sha256 } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { startFakeX, xError, xErrors } from '../fakes/x.ts'
@@ -240,22 +240,23 @@ function mappingTests(): void {
       ])
     })
 
-    it('skips an event with only IP and user agent (or nothing) for X to match, keeps it out of the request and rejects it alone', async () => {
+    it('skips an event with only IP and user agent (or nothing) for X to match, saying why; the rest are sent', async () => {
       const anonymous: ConversionEvent = { ...purchaseFixture(new Date()), messageId: 'msg-anonymous', identity: {}, clickIds: {} }
       expect(skipReason(anonymous, resolved)).toBe('no twclid, hashed email or hashed phone number for X to match (an IP address and user agent only count beside one of them)')
       const events = [leadFixture(new Date()), anonymous, registrationFixture(new Date())]
-      expect(mapped(events).map((c) => c.conversion_id)).toEqual(['msg-lead-0001', 'msg-signup-0001'])
-      const { outcomes } = await deliver(events)
-      expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
-      expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('not sent to X: no twclid') })
+      const plan = planDelivery(x, events, resolved)
+      expect(plan.refused).toEqual({ 'msg-anonymous': expect.stringMatching(/^no twclid/) })
+      expect(conversionsOf(JSON.parse(plan.request!.body)).map((c) => c.conversion_id)).toEqual(['msg-lead-0001', 'msg-signup-0001'])
+      const { outcomes } = await deliver(plan.sent)
+      expect(outcomes.map((o) => o.status)).toEqual(['sent', 'sent'])
       expect(skipReason({ ...anonymous, clickIds: { twclid: 'abc' } }, resolved)).toBeUndefined()
     })
 
-    it('skips a standard event with no X event id, naming the option to set; toRequest refuses it', () => {
+    it('skips a standard event with no X event id, naming the option to set; it is never in a request', () => {
       const purchaseOnly = resolve({ events: { Purchase: PURCHASE } })
       expect(skipReason(leadFixture(), purchaseOnly)).toBe('no X event id is configured for Lead (set events.Lead in the x destination)')
       expect(skipReason(purchaseFixture(), purchaseOnly)).toBeUndefined()
-      expect(() => x.toRequest([leadFixture()], purchaseOnly)).toThrow(XMappingError)
+      expect(planDelivery(x, [leadFixture()], purchaseOnly)).toEqual({ refused: { 'msg-lead-0001': expect.stringContaining('set events.Lead') }, sent: [] })
     })
 
     it('takes the event mapping from each site\'s options', () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import type { AdPlatformDefinition } from '../../core/registry.ts'
 import type { ConversionEvent, DeliveryOutcome, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
-import { FIXED_NOW, PLAIN_PII, batchOf, fixtureEvents, type PlainPiiField } from './fixtures.ts'
+import { FIXED_NOW, PLAIN_PII, batchOf, fixtureEvents, nobodyFixture, probeEvents, type PlainPiiField } from './fixtures.ts'
 
 /** A platform answer, as the fake server would send it. A string body is sent as is, anything else as JSON. */
 export interface ContractReply {
@@ -168,6 +168,36 @@ export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
       })
     })
 
+    // skipReason alone decides that an event cannot be sent; toRequest maps every event it is given, and parseResponse
+    // gives each its outcome, with no second filter to re-align (core/delivery asks skipReason before toRequest).
+    describe('refusing an event: skipReason alone', () => {
+      const options = () => resolve(contract.options)
+
+      it('refuses, saying why, an event with nothing to match a person by: no request is made for it', () => {
+        for (const event of [nobodyFixture(new Date()), { ...nobodyFixture(new Date()), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const]) {
+          expect(adapter.skipReason?.(event, options()), 'skipReason of an event with no identifier').toMatch(/\w/)
+          expect(planDelivery(adapter, [event], options()).request, 'a request with no event').toBeUndefined()
+        }
+      })
+
+      it('maps every event it lets through: alone, each makes a request carrying exactly that event', () => {
+        const accepted = probeEvents(new Date()).filter((event) => !adapter.skipReason?.(event, options()))
+        expect(accepted.length, 'skipReason lets some probes through').toBeGreaterThan(0)
+        for (const event of accepted) {
+          const body = bodyOf(map([event]))
+          expect(contract.countEvents(body), `${event.messageId} alone`).toBe(1)
+          expect(contract.dedupKeyIn(body, event), `${event.messageId} alone`).toBe(true)
+        }
+      })
+
+      it('gives what it lets through one request, one entry and one outcome per event, in order', () => {
+        const plan = planDelivery(adapter, probeEvents(new Date()), options())
+        for (const reason of Object.values(plan.refused)) expect(reason).toMatch(/\w/)
+        expect(contract.countEvents(bodyOf(plan.request!))).toBe(plan.sent.length)
+        expect(outcomes(replies.success(plan.sent), plan.sent)).toEqual(plan.sent.map(() => ({ status: 'sent' })))
+      })
+    })
+
     describe('classification', () => {
       const events = fixtureEvents()
 
@@ -216,6 +246,26 @@ export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
 
     contract.additionalTests?.()
   })
+}
+
+/** What the delivery makes of some events: those skipReason refuses, with its words, and one request for the rest. */
+export interface DeliveryPlan {
+  refused: Record<string, string>
+  /** The events sent, in order; none means no request at all. */
+  sent: ConversionEvent[]
+  request?: PlatformRequest
+}
+
+/** Asks skipReason first, as core/delivery does, and maps only what it lets through: never an empty request. */
+export function planDelivery<O>(adapter: AdPlatformDefinition<O>, events: readonly ConversionEvent[], options: O): DeliveryPlan {
+  const refused: Record<string, string> = {}
+  const sent: ConversionEvent[] = []
+  for (const event of events) {
+    const reason = adapter.skipReason?.(event, options)
+    if (reason) refused[event.messageId] = reason
+    else sent.push(event)
+  }
+  return sent.length > 0 ? { refused, sent, request: adapter.toRequest(sent, options) } : { refused, sent }
 }
 
 /** The platform answer as the pipeline hands it to parseResponse. */

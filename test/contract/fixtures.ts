@@ -138,6 +138,37 @@ export function batchOf(size: number, now: Date = FIXED_NOW): ConversionEvent[] 
   }))
 }
 
+/** A purchase carrying nothing to match a person by: no identity, click id, IP address or user agent. */
+export function nobodyFixture(now: Date = FIXED_NOW): ConversionEvent {
+  const { ip: _ip, userAgent: _userAgent, ...purchase } = purchaseFixture(now)
+  return { ...purchase, messageId: 'msg-nobody-0001', identity: {}, clickIds: {} }
+}
+
+/**
+ * Events on both sides of where a platform's skipReason draws its line: each standard event, consent denied, and
+ * each identifier alone (a click id, a hashed email, phone or external id, IP address with user agent) or none.
+ */
+export function probeEvents(now: Date = FIXED_NOW): ConversionEvent[] {
+  const nobody = nobodyFixture(now)
+  const denied = { adUserData: 'denied', adPersonalization: 'denied' } as const
+  const clickIds = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'rdt_cid', 'epik', 'twclid'] as const
+  const events: ConversionEvent[] = [
+    ...STANDARD.map((standardEvent) => ({ ...purchaseFixture(now), standardEvent })),
+    { ...purchaseFixture(now), consent: denied },
+    { ...leadFixture(now), consent: denied },
+    nobody,
+    { ...nobody, consent: denied },
+    { ...nobody, identity: leadFixture(now).identity },
+    { ...nobody, identity: { phoneE164: HASHED_PERSON.phoneE164, phoneDigits: HASHED_PERSON.phoneDigits } },
+    { ...nobody, identity: { externalId: HASHED_PERSON.externalId } },
+    { ...nobody, ip: '203.0.113.7', userAgent: USER_AGENT },
+    ...clickIds.map((name) => ({ ...nobody, clickIds: { [name]: `probe-${name}` } })),
+  ]
+  return events.map((event, index) => ({ ...event, messageId: `msg-probe-${String(index).padStart(2, '0')}` }))
+}
+
+const STANDARD = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
+
 export function sha256(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex')
 }

@@ -1,5 +1,4 @@
 import * as v from 'valibot'
-import type { ConversionEvent } from '../../../core/delivery/types.ts'
 import { strictOptions } from '../../../core/options.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { perStandardEvent } from '../../shared/options.ts'
@@ -37,7 +36,7 @@ export const googleAdsOptions = strictOptions({
   refreshToken: secret('an OAuth refresh token with the https://www.googleapis.com/auth/adwords scope'),
   /** The manager (MCC) account the refresh token's user signs in through, when customerId is reached via one. */
   loginCustomerId: v.optional(customerId('the manager account\'s customer id')),
-  /** One UPLOAD_CLICKS conversion action per standard event; events without one are not sent (see acceptsEvent). */
+  /** One UPLOAD_CLICKS conversion action per standard event; events without one are skipped (see skipReason). */
   conversionActions: v.pipe(
     perStandardEvent(actionId, 'conversion action ids'),
     v.check((actions) => Object.values(actions).some(Boolean), 'must give at least one conversion action id'),
@@ -49,15 +48,6 @@ export const googleAdsOptions = strictOptions({
 }, 'customerId, clientId, clientSecret, refreshToken and conversionActions')
 
 export type GoogleAdsOptions = v.InferOutput<typeof googleAdsOptions>
-
-/**
- * Whether Google Ads takes this event at all: its standard event has a conversion action, and it carries a click id
- * or a hashed email/phone Google may use. The pipeline records the others as skipped with this reason;
- * toRequest refuses an event without a conversion action.
- */
-export function acceptsEvent(event: ConversionEvent, options: GoogleAdsOptions): boolean {
-  return skipReason(event, options) === undefined
-}
 
 export default defineAdPlatform<GoogleAdsOptions>({
   name: 'google_ads',

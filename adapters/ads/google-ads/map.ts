@@ -33,11 +33,6 @@ export interface UploadClickConversionsBody {
   validateOnly?: true
 }
 
-/** Thrown by toRequest for an event it cannot map: the pipeline must filter with acceptsEvent first. */
-export class GoogleAdsMappingError extends Error {
-  override name = 'GoogleAdsMappingError'
-}
-
 export function toUploadRequest(events: readonly ConversionEvent[], options: GoogleAdsOptions): PlatformRequest {
   const body: UploadClickConversionsBody = {
     conversions: events.map((event) => toClickConversion(event, options)),
@@ -54,10 +49,8 @@ export function toUploadRequest(events: readonly ConversionEvent[], options: Goo
 }
 
 export function toClickConversion(event: ConversionEvent, options: GoogleAdsOptions): ClickConversion {
-  const actionId = actionFor(event.standardEvent, options)
-  if (!actionId) {
-    throw new GoogleAdsMappingError(`[google_ads] no conversion action is configured for ${event.standardEvent} (message ${event.messageId}); filter events with acceptsEvent before toRequest`)
-  }
+  // skipReason refuses a standard event without a conversion action, so there is one.
+  const actionId = actionFor(event.standardEvent, options)!
   const userIdentifiers = toUserIdentifiers(event)
   return {
     conversionAction: `customers/${options.customerId}/conversionActions/${actionId}`,

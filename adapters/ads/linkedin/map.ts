@@ -23,19 +23,13 @@ export interface ConversionEventElement {
 
 export interface BatchCreateBody { elements: ConversionEventElement[] }
 
-/** Thrown by toRequest for an event without a conversion rule: the pipeline filters with skipReason first. */
-export class LinkedInMappingError extends Error {
-  override name = 'LinkedInMappingError'
-}
-
 const RULE_URN = 'urn:lla:llaPartnerConversion:'
 const CURRENCY = /^[A-Z]{3}$/
 /** LinkedIn keeps eventId to 64 characters (Salesforce's connector reference; README "Decisions"). */
 const MAX_EVENT_ID_LENGTH = 64
 
 export function toConversionEventsRequest(events: readonly ConversionEvent[], options: LinkedInOptions): PlatformRequest {
-  // Events LinkedIn cannot take stay out of the request, so one of them cannot fail the batch; response.ts rejects them.
-  const body: BatchCreateBody = { elements: events.filter((event) => !unsendableReason(event)).map((event) => toElement(event, options)) }
+  const body: BatchCreateBody = { elements: events.map((event) => toElement(event, options)) }
   return {
     url: `${options.baseUrl}/rest/conversionEvents`,
     method: 'POST',
@@ -50,10 +44,8 @@ export function toConversionEventsRequest(events: readonly ConversionEvent[], op
 }
 
 export function toElement(event: ConversionEvent, options: LinkedInOptions): ConversionEventElement {
-  const ruleId = ruleFor(event.standardEvent, options)
-  if (!ruleId) {
-    throw new LinkedInMappingError(`[linkedin] no conversion rule is configured for ${event.standardEvent} (message ${event.messageId}); filter events with skipReason before toRequest`)
-  }
+  // skipReason refuses a standard event without a conversion rule, so there is one.
+  const ruleId = ruleFor(event.standardEvent, options)!
   const externalId = event.identity.externalId
   const amount = toAmount(event.value)
   return {
@@ -71,14 +63,9 @@ export function toElement(event: ConversionEvent, options: LinkedInOptions): Con
   }
 }
 
-/** Why LinkedIn will not take this event, or undefined when it will. */
+/** Why LinkedIn will not take this event (no rule for it, consent, nothing to match it by), or undefined when it will. */
 export function skipReason(event: ConversionEvent, options: LinkedInOptions): string | undefined {
   if (!ruleFor(event.standardEvent, options)) return `no LinkedIn conversion rule is configured for ${event.standardEvent}`
-  return unsendableReason(event)
-}
-
-/** The reasons that do not depend on the options, so response.ts can tell which events map.ts left out. */
-export function unsendableReason(event: ConversionEvent): string | undefined {
   if (event.consent.adUserData === 'denied') {
     return 'the visitor denied ad user data, and LinkedIn\'s Conversions API has no consent signal to pass it on'
   }

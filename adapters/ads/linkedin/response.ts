@@ -3,26 +3,18 @@
  * Success is HTTP 200 `{ elements: [{ status: 201 }, ...] }`, one entry per element. Failures use the Rest.li error
  * body `{ status, serviceErrorCode?, code?, message }`; a validation failure (422) fails the whole batch and names the
  * bad rows in its message (`Index: 0, ERROR :: /path :: text`), so those are rejected and the others sent again.
- * Events map.ts left out (unsendableReason) are rejected on their own. Classification table: README.md.
+ * Classification table: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
-import { unsendableReason } from './map.ts'
 import { LINKEDIN_API_VERSION } from './version.ts'
 
 interface RestLiError { status?: number, serviceErrorCode?: number, code?: string, message?: string }
 interface BatchElement { status?: number, id?: string, error?: RestLiError }
 
 export function parseConversionEventsResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
-  const reasons = events.map(unsendableReason)
-  const perElement = classify(response, reasons.filter((reason) => !reason).length)
-  let element = 0
-  return reasons.map((reason) => reason ? { status: 'rejected', message: `not sent to LinkedIn: ${reason}` } : perElement[element++]!)
-}
-
-/** One outcome per element of the request. */
-function classify(response: PlatformResponse, count: number): DeliveryOutcome[] {
   const { status, headers } = response
+  const count = events.length
   const body = parseJsonObject(response.body)
   if (status >= 200 && status < 300) {
     // LinkedIn took the request; an element without its own entry counts as created, never re-sent (no CAPI-side dedup is documented).

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { toMetaRequest, type MetaOptions } from './map.ts'
+import { skipReason, toMetaRequest, type MetaOptions } from './map.ts'
 import { fromMetaResponse } from './response.ts'
 import { META_API_VERSION } from './version.ts'
 
@@ -34,6 +34,7 @@ export default defineAdPlatform<MetaOptions>({
   options,
   maxBatchSize: 1000,
   maxEventAgeDays: 7,
+  skipReason,
   toRequest: toMetaRequest,
   parseResponse: fromMetaResponse,
 })

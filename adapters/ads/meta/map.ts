@@ -46,10 +46,7 @@ type UserData = Record<string, string | string[]>
 
 export function toMetaRequest(events: readonly ConversionEvent[], options: MetaOptions): PlatformRequest {
   const base = (options.baseUrl ?? META_GRAPH_URL).replace(/\/+$/, '')
-  const data = events.flatMap((event) => {
-    const userData = toUserData(event)
-    return Object.keys(userData).length > 0 ? [toServerEvent(event, userData)] : []
-  })
+  const data = events.map(toServerEvent)
   const body = options.testEventCode ? { data, test_event_code: options.testEventCode } : { data }
   return {
     url: `${base}/${META_API_VERSION}/${encodeURIComponent(options.pixelId)}/events`,
@@ -60,16 +57,17 @@ export function toMetaRequest(events: readonly ConversionEvent[], options: MetaO
 }
 
 /**
- * Whether Meta can match the event to a person at all. Meta rejects a whole request when one event has no
- * customer information, so such events stay out of the request and response.ts rejects them on their own.
+ * Why Meta cannot take the event, or undefined: Meta refuses a whole request when one event carries no customer
+ * information, so such an event is never sent (the delivery records it as skipped with this reason).
  */
-export function isMatchable(event: ConversionEvent): boolean {
-  return Object.keys(toUserData(event)).length > 0
+export function skipReason(event: ConversionEvent): string | undefined {
+  if (Object.keys(toUserData(event)).length > 0) return undefined
+  return 'the event carries no customer information (email, phone, name, address, external id, IP address, user agent, fbc or fbp) for Meta to match'
 }
 
 // --- internal ---
 
-function toServerEvent(event: ConversionEvent, userData: UserData): Record<string, unknown> {
+function toServerEvent(event: ConversionEvent): Record<string, unknown> {
   const customData = toCustomData(event)
   return {
     event_name: event.standardEvent,
@@ -77,7 +75,7 @@ function toServerEvent(event: ConversionEvent, userData: UserData): Record<strin
     event_id: event.messageId,
     action_source: ACTION_SOURCE[event.channel],
     ...(event.pageUrl ? { event_source_url: event.pageUrl } : {}),
-    user_data: userData,
+    user_data: toUserData(event),
     ...(Object.keys(customData).length > 0 ? { custom_data: customData } : {}),
     ...toConsent(event.consent),
   }

@@ -1,11 +1,10 @@
 /**
  * Pure classification of a Conversions API answer. Meta accepts or refuses a request as a whole (2xx with
- * `events_received`, or a Graph error body), so every sent event gets the same outcome; events map.ts left out
- * for lack of customer information are rejected on their own. Codes and sources: README.md.
+ * `events_received`, or a Graph error body), so every event of the request gets the same outcome. Codes and
+ * sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
-import { isMatchable } from './map.ts'
 
 /** Graph error body: `{ error: { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, is_transient } }`. */
 export interface GraphError {
@@ -24,14 +23,9 @@ const THROTTLED = new Set([4, 17, 32, 341, 613])
 /** Temporary: 1 unknown, 2 service, 368 temporarily blocked (wait and retry). */
 const TRANSIENT = new Set([1, 2, 368])
 
-const UNMATCHABLE: DeliveryOutcome = {
-  status: 'rejected',
-  message: 'not sent to Meta: the event carries no customer information (email, phone, name, address, external id, IP address, user agent, fbc or fbp) for Meta to match',
-}
-
 export function fromMetaResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const outcome = classifyMetaResponse(response)
-  return events.map((event) => (isMatchable(event) ? outcome : UNMATCHABLE))
+  return events.map(() => outcome)
 }
 
 /** The outcome of one request for the events it carried. */

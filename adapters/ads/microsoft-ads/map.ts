@@ -81,11 +81,6 @@ export interface UetRequestBody {
   dataProvider: string
 }
 
-/** Thrown by toRequest for a standard event the site turned off: the pipeline must ask skipReason first. */
-export class MicrosoftAdsMappingError extends Error {
-  override name = 'MicrosoftAdsMappingError'
-}
-
 export function toUetRequest(events: readonly ConversionEvent[], options: MicrosoftAdsOptions): PlatformRequest {
   const base = (options.baseUrl || UET_CAPI_URL).replace(/\/+$/, '')
   const body: UetRequestBody = {
@@ -122,10 +117,8 @@ export function skipReason(event: ConversionEvent, options: MicrosoftAdsOptions,
 }
 
 export function toUetEvent(event: ConversionEvent, options: MicrosoftAdsOptions): UetEvent {
-  const goal = options.events[event.standardEvent]
-  if (!goal) {
-    throw new MicrosoftAdsMappingError(`[microsoft_ads] ${event.standardEvent} is turned off (message ${event.messageId}); filter events with skipReason before toRequest`)
-  }
+  // skipReason refuses a standard event turned off (false), so it has a goal.
+  const goal = options.events[event.standardEvent] as UetGoalEvent
   const consent = toAdStorageConsent(event.consent)
   const sourceUrl = toSourceUrl(event.pageUrl)
   const customData = toCustomData(event, goal)

@@ -60,14 +60,9 @@ const HASHED_KEYS = [
   ['external_id', 'externalId'],
 ] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
 
-/** Thrown by toRequest for a standard event the site does not send to Pinterest: skipReason must filter it first. */
-export class PinterestMappingError extends Error {
-  override name = 'PinterestMappingError'
-}
-
 export function toPinterestRequest(events: readonly ConversionEvent[], options: PinterestOptions): PlatformRequest {
   const base = (options.baseUrl ?? PINTEREST_API_URL).replace(/\/+$/, '')
-  const data = events.filter(isMatchable).map((event) => toServerEvent(event, options))
+  const data = events.map((event) => toServerEvent(event, options))
   return {
     url: `${base}/${PINTEREST_API_VERSION}/ad_accounts/${encodeURIComponent(options.adAccountId)}/events${options.testMode ? '?test=true' : ''}`,
     method: 'POST',
@@ -79,17 +74,9 @@ export function toPinterestRequest(events: readonly ConversionEvent[], options: 
 /** Why Pinterest will not take this event at all, or undefined when it will. */
 export function skipReason(event: ConversionEvent, options: PinterestOptions): string | undefined {
   if (!eventNameFor(event.standardEvent, options)) return `this site does not send ${event.standardEvent} to Pinterest (eventNames.${event.standardEvent} is false)`
-  return isMatchable(event) ? undefined : UNMATCHABLE_REASON
-}
-
-export const UNMATCHABLE_REASON = 'no hashed email and not both IP address and user agent: Pinterest needs em, hashed_maids or the client_ip_address + client_user_agent pair'
-
-/**
- * Whether the event carries what Pinterest requires in user_data: `em`, `hashed_maids` (we have none) or the
- * `client_ip_address` + `client_user_agent` pair. Other events stay out of the request; response.ts rejects them.
- */
-export function isMatchable(event: ConversionEvent): boolean {
-  return isSha256Hex(event.identity.email) || (Boolean(event.ip) && Boolean(event.userAgent))
+  // Pinterest requires `em`, `hashed_maids` (we have none) or the `client_ip_address` + `client_user_agent` pair.
+  if (isSha256Hex(event.identity.email) || (event.ip && event.userAgent)) return undefined
+  return 'no hashed email and not both IP address and user agent: Pinterest needs em, hashed_maids or the client_ip_address + client_user_agent pair'
 }
 
 export function eventNameFor(standardEvent: StandardEvent, options: PinterestOptions): PinterestEventName | undefined {
@@ -101,13 +88,10 @@ export function eventNameFor(standardEvent: StandardEvent, options: PinterestOpt
 // --- internal ---
 
 function toServerEvent(event: ConversionEvent, options: PinterestOptions): Record<string, unknown> {
-  const eventName = eventNameFor(event.standardEvent, options)
-  if (!eventName) {
-    throw new PinterestMappingError(`[pinterest] ${event.standardEvent} is not sent to Pinterest (message ${event.messageId}); filter events with skipReason before toRequest`)
-  }
   const customData = toCustomData(event)
   return {
-    event_name: eventName,
+    // skipReason refuses a standard event the site does not send to Pinterest, so it has a name.
+    event_name: eventNameFor(event.standardEvent, options)!,
     action_source: ACTION_SOURCE[event.channel],
     event_time: Math.floor(event.occurredAt.getTime() / 1000),
     event_id: event.messageId,

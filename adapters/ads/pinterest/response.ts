@@ -2,11 +2,10 @@
  * Pure classification of a Conversions API answer. Pinterest reports per event, in request order: a 200
  * `{ num_events_received, num_events_processed, events: [{ status, error_message, warning_message }] }`, or a 422
  * whose `details` holds the same object when not every event was processed. Other answers are `{ code, message }`
- * for the whole request. Events map.ts kept out of the request are rejected on their own. Sources: README.md.
+ * for the whole request. Sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { describeHttp, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
-import { UNMATCHABLE_REASON, isMatchable } from './map.ts'
 
 /** Pinterest's error body: `{ code, message }`; a 422 adds `details` with the per-event results. */
 interface PinterestError { code?: number, message?: string, details?: EventsResult }
@@ -16,16 +15,11 @@ interface EventResult { status?: string, error_message?: string | null, warning_
 /** Pinterest's rate-limit code (HTTP 429, "You have exceeded your rate limit"). */
 const RATE_LIMITED = 8
 
-const UNMATCHABLE: DeliveryOutcome = { status: 'rejected', message: `not sent to Pinterest: ${UNMATCHABLE_REASON}` }
-
 const TOKEN_HINT = 'The conversion access token is invalid or revoked: generate a new one in Ads Manager → Conversions → Conversions API (Set up API → Generate new token) and update accessToken in the pinterest destination'
 const ACCESS_HINT = 'The token\'s user has no access to this ad account: check adAccountId, and give the user the Owner, Admin, Analyst, Audience or Campaign role on it in Business Access'
 
 export function fromPinterestResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
-  const sent = events.filter(isMatchable).length
-  const outcomes = classifyPinterestResponse(response, sent)
-  let next = 0
-  return events.map((event) => (isMatchable(event) ? outcomes[next++]! : UNMATCHABLE))
+  return classifyPinterestResponse(response, events.length)
 }
 
 /** One outcome for each of the `count` events the request carried, in order. */

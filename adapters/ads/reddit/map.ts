@@ -36,15 +36,9 @@ export const ACTION_SOURCE = {
 /** Reddit's v3 default user agents are throttled ("Your user agent was automatically ratelimited"). */
 const USER_AGENT = 'dcgate (Reddit Conversions API adapter)'
 
-/** Thrown by toRequest for an event whose standard event the site switched off: filter with skipReason first. */
-export class RedditMappingError extends Error {
-  override name = 'RedditMappingError'
-}
-
 export function toRedditRequest(events: readonly ConversionEvent[], options: RedditOptions): PlatformRequest {
   const base = (options.baseUrl ?? REDDIT_ADS_API_URL).replace(/\/+$/, '')
-  const sent = events.filter(isMatchable).map((event) => toConversionEvent(event, options))
-  const data = { events: sent, ...(options.testId ? { test_id: options.testId } : {}) }
+  const data = { events: events.map((event) => toConversionEvent(event, options)), ...(options.testId ? { test_id: options.testId } : {}) }
   return {
     url: `${base}/api/${REDDIT_API_VERSION}/pixels/${encodeURIComponent(options.pixelId)}/conversion_events`,
     method: 'POST',
@@ -53,29 +47,22 @@ export function toRedditRequest(events: readonly ConversionEvent[], options: Red
   }
 }
 
-/** Why Reddit cannot take the event at all, or undefined when it can. */
+/**
+ * Why Reddit cannot take the event at all, or undefined when it can: the event is switched off, or it carries no
+ * match key (Reddit requires one per event and refuses the whole request otherwise).
+ */
 export function skipReason(event: ConversionEvent, options: RedditOptions): string | undefined {
   if (!redditEventFor(event.standardEvent, options.events)) return `the reddit destination is configured not to send ${event.standardEvent} (events.${event.standardEvent}: false)`
-  if (!isMatchable(event)) return NO_MATCH_KEY
-  return undefined
-}
-
-export const NO_MATCH_KEY = 'no match key for Reddit: no rdt_cid click id, hashed email, phone or external id, or IP address with user agent'
-
-/**
- * Whether the event carries a match key Reddit can attribute with. Reddit requires one per event and refuses the
- * whole request otherwise, so such events stay out of the request and response.ts rejects them on their own.
- */
-export function isMatchable(event: ConversionEvent): boolean {
   const user = toUser(event)
-  return Boolean(toClickId(event) || user.email || user.phone_number || user.external_id || (user.ip_address && user.user_agent))
+  if (toClickId(event) || user.email || user.phone_number || user.external_id || (user.ip_address && user.user_agent)) return undefined
+  return 'no match key for Reddit: no rdt_cid click id, hashed email, phone or external id, or IP address with user agent'
 }
 
 // --- internal ---
 
 function toConversionEvent(event: ConversionEvent, options: RedditOptions): Record<string, unknown> {
-  const type = redditEventFor(event.standardEvent, options.events)
-  if (!type) throw new RedditMappingError(`[reddit] ${event.standardEvent} is switched off for this site (message ${event.messageId}); filter events with skipReason before toRequest`)
+  // skipReason refuses a switched-off standard event, so it has a Reddit event.
+  const type = redditEventFor(event.standardEvent, options.events)!
   const actionSource = ACTION_SOURCE[event.channel]
   const clickId = toClickId(event)
   return {

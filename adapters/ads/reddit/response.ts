@@ -2,11 +2,10 @@
  * Pure classification of a Conversions API v3 answer. Reddit processes a request whole: 200 `{ data: { message } }`
  * means every event was taken; a 400 "There were N invalid conversion events. None were processed." names the bad
  * events in `error.fields[].field` (`$.data.events[3].event_at`), so those are rejected and the others, refused only
- * for their company, are retried. Events map.ts left out for lack of a match key are rejected on their own.
+ * for their company, are retried.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { bodySnippet, isObject, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
-import { NO_MATCH_KEY, isMatchable } from './map.ts'
 
 /**
  * What Reddit says went wrong. v3 answers `{ error: { code, message, fields?: [{ field, message }] } }`; its auth
@@ -17,13 +16,8 @@ interface RedditError {
   fields: { field: string, message: string }[]
 }
 
-const UNMATCHABLE: DeliveryOutcome = { status: 'rejected', message: `not sent to Reddit: ${NO_MATCH_KEY}` }
-
 export function fromRedditResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
-  const sent = events.filter(isMatchable).length
-  const outcomes = classifyRedditResponse(response, sent)
-  let position = 0
-  return events.map((event) => (isMatchable(event) ? outcomes[position++]! : UNMATCHABLE))
+  return classifyRedditResponse(response, events.length)
 }
 
 /** One outcome for each of the `count` events the request carried, in request order. */

@@ -38,11 +38,6 @@ export interface TikTokOptions {
   baseUrl?: string
 }
 
-/** Thrown by toRequest for an event whose standard event is turned off: the pipeline skips those with skipReason first. */
-export class TikTokMappingError extends Error {
-  override name = 'TikTokMappingError'
-}
-
 /** TikTok's hashed `user` keys and the HashedIdentity variant each takes (email trimmed + lowercased, phone E.164 with +). */
 const HASHED_USER_KEYS = [
   ['email', 'email'],
@@ -76,14 +71,11 @@ export function skipReason(event: ConversionEvent, options: Pick<TikTokOptions, 
 // --- internal ---
 
 function toWebEvent(event: ConversionEvent, mapping: TikTokEventMapping): Record<string, unknown> {
-  const name = mapping[event.standardEvent]
-  if (!name) {
-    throw new TikTokMappingError(`[tiktok] events.${event.standardEvent} is turned off (message ${event.messageId}); skip such events with skipReason before toRequest`)
-  }
   const user = toUser(event)
   const properties = toProperties(event)
   return {
-    event: name,
+    // skipReason refuses a standard event turned off (null), so it has a name.
+    event: mapping[event.standardEvent]!,
     event_time: Math.floor(event.occurredAt.getTime() / 1000),
     // TikTok deduplicates on event_source_id + event + event_id, against the pixel too, for 48 hours.
     event_id: event.messageId,

@@ -57,22 +57,14 @@ export interface XConversion {
   contents?: XContent[]
 }
 
-/** Thrown by toRequest for an event with no X event id: the pipeline must ask skipReason first. */
-export class XMappingError extends Error {
-  override name = 'XMappingError'
-}
-
 /** The endpoint, built the same way for the request and for its OAuth signature. */
 export function conversionsUrl(options: Pick<XOptions, 'baseUrl' | 'pixelId'>): string {
   return `${options.baseUrl.replace(/\/+$/, '')}/${X_ADS_API_VERSION}/measurement/conversions/${encodeURIComponent(options.pixelId)}`
 }
 
-/**
- * X accepts or refuses a request as a whole, so events X cannot match stay out of it; response.ts rejects them on
- * their own. An event without an event id throws: skipReason keeps those from ever reaching here.
- */
+/** Every event given: skipReason has kept out those X could not take (X refuses a request as a whole). */
 export function toXRequest(events: readonly ConversionEvent[], options: XOptions): PlatformRequest {
-  const conversions = events.flatMap((event) => (matchProblem(event) ? [] : [toConversion(event, options)]))
+  const conversions = events.map((event) => toConversion(event, options))
   return {
     url: conversionsUrl(options),
     method: 'POST',
@@ -82,14 +74,13 @@ export function toXRequest(events: readonly ConversionEvent[], options: XOptions
 }
 
 export function toConversion(event: ConversionEvent, options: XOptions): XConversion {
-  const eventId = eventIdFor(event.standardEvent, options)
-  if (!eventId) throw new XMappingError(`[x] no X event id is configured for ${event.standardEvent} (message ${event.messageId}); ask skipReason before toRequest`)
   const contents = toContents(event.items)
   const numberItems = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
   return {
     // Date#toISOString is exactly X's "yyyy-MM-ddTHH:mm:ss.SSSZ".
     conversion_time: event.occurredAt.toISOString(),
-    event_id: eventId,
+    // skipReason refuses a standard event without an X event id, so there is one.
+    event_id: eventIdFor(event.standardEvent, options)!,
     identifiers: toIdentifiers(event),
     conversion_id: event.messageId,
     // X assumes USD without a currency, so a value without one is left out rather than sent in the wrong currency.
@@ -105,16 +96,11 @@ export function eventIdFor(standardEvent: StandardEvent, options: Pick<XOptions,
   return mapped ? options.testEventId ?? mapped : undefined
 }
 
-/** Why X will not take this event at all, or undefined when it will. */
+/** Why X will not take this event at all (no event id for it, nothing to match it by), or undefined when it will. */
 export function skipReason(event: ConversionEvent, options: XOptions): string | undefined {
   if (!options.events[event.standardEvent]) {
     return `no X event id is configured for ${event.standardEvent} (set events.${event.standardEvent} in the x destination)`
   }
-  return matchProblem(event)
-}
-
-/** Why X cannot match the event to a person, from the event alone (response.ts has no options). */
-export function matchProblem(event: ConversionEvent): string | undefined {
   if (toIdentifiers(event).length > 0) return undefined
   if (event.consent.adUserData === 'denied' && (isSha256Hex(event.identity.email) || isSha256Hex(event.identity.phoneE164))) {
     return 'no twclid, and the visitor denied ad user data, so no hashed email or phone number may go to X'

@@ -1,12 +1,11 @@
 /**
  * Pure classification of an X Conversions API answer. X accepts a request only when none of its conversions has an
  * error (then `{ data: { conversions_processed, debug_id } }`), and otherwise lists every error in the Ads API shape
- * `{ errors: [{ code, message, parameter }], request }` without saying which conversion it belongs to. So every sent
- * event gets the same outcome; events map.ts kept out (nothing to match on) are rejected on their own.
+ * `{ errors: [{ code, message, parameter }], request }` without saying which conversion it belongs to. So every
+ * event of the request gets the same outcome.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
-import { matchProblem } from './map.ts'
 
 export interface XError {
   code?: string
@@ -17,10 +16,7 @@ export interface XError {
 
 export function fromXResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const outcome = classifyXResponse(response)
-  return events.map((event) => {
-    const problem = matchProblem(event)
-    return problem ? { status: 'rejected', message: `not sent to X: ${problem}` } : outcome
-  })
+  return events.map(() => outcome)
 }
 
 /** The outcome of one request for the conversions it carried. */
