@@ -1,24 +1,35 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
 
-/** One statement inside the transaction: `?` placeholders, rows back. */
-export type TransactionSql = <T extends object[]>(text: string, params: unknown[]) => Promise<T>
+/** One statement inside the transaction: `$1…$n` placeholders, as everywhere else; rows back. */
+export type TransactionSql = <R extends object>(text: string, values: readonly unknown[]) => Promise<R[]>
+
+interface PgClient { query: (config: { text: string, values: unknown[] }) => Promise<{ rows: unknown[] }> }
+interface KnexClient { acquireConnection: () => Promise<PgClient>, releaseConnection: (connection: PgClient) => Promise<void> }
 
 /**
- * Runs `work` in one transaction, on the connection (begin, commit, rollback) rather than with `em.transactional()`.
+ * Runs `work` in one transaction on one connection of MikroORM's pool (begin, commit, rollback), through
+ * node-postgres as the prepared runner does, rather than with `em.transactional()`.
  * On Node 20, `em.transactional()` and `em.flush()` run an AsyncLocalStorage, and the first run turns on promise hooks
  * for the whole process, for good: every promise of every request then pays for them (about a tenth of the /collect
  * benchmark's server CPU). `test/core/async-context.test.ts` checks that serving and admin work never start one.
  */
 export async function inTransaction<T>(orm: MikroORM, work: (sql: TransactionSql) => Promise<T>): Promise<T> {
-  const connection = orm.em.getConnection('write')
-  const trx = await connection.begin()
+  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient
+  const connection = await client.acquireConnection()
+  const run = async <R extends object>(text: string, values: readonly unknown[]) => (await connection.query({ text, values: [...values] })).rows as R[]
   try {
-    const result = await work((text, params) => connection.execute(text, params, 'all', trx))
-    await connection.commit(trx)
-    return result
+    await run('begin', [])
+    try {
+      const result = await work(run)
+      await run('commit', [])
+      return result
+    }
+    catch (error) {
+      await run('rollback', []).catch(() => {})
+      throw error
+    }
   }
-  catch (error) {
-    await connection.rollback(trx).catch(() => {})
-    throw error
+  finally {
+    await client.releaseConnection(connection)
   }
 }

@@ -3,10 +3,9 @@ import type { ConsolaInstance } from 'consola'
 import type { SiteConfig } from '../config/schema.ts'
 import { inTransaction } from '../db/transaction.ts'
 import { BootError } from '../errors.ts'
+import { markSitesRemoved, upsertSite, type SiteRow } from './queries.ts'
 import { createSiteDirectory, type ActiveSite, type SiteDirectory } from './directory.ts'
 import { generateCopKey, generateReleaseSecret } from './secrets.ts'
-
-interface SiteRow { id: string, cop_key: string, release_secret: string }
 
 /**
  * Makes the sites table match the config: new sites get a generated cop_key and release secret
@@ -18,17 +17,13 @@ export async function syncSites(orm: MikroORM, sites: readonly SiteConfig[], log
   const active: ActiveSite[] = []
   await inTransaction(orm, async (sql) => {
     for (const site of sites) {
-      const pinned = [site.copKey ? 'cop_key = excluded.cop_key' : '', site.releaseSecret ? 'release_secret = excluded.release_secret' : ''].filter(Boolean)
       let row: SiteRow
       try {
-        const rows = await sql<SiteRow[]>(
-          `insert into sites (id, name, cop_key, release_secret, status, plan) values (?, ?, ?, ?, ?, ?)
-           on conflict (id) do update set name = excluded.name, status = excluded.status, plan = excluded.plan,
-             removed_at = null, updated_at = now()${pinned.map((p) => `, ${p}`).join('')}
-           returning id, cop_key, release_secret`,
-          [site.id, site.name, site.copKey ?? generateCopKey(), site.releaseSecret ?? generateReleaseSecret(), site.status, site.plan],
-        )
-        row = rows[0]!
+        row = await upsertSite(sql, {
+          id: site.id, name: site.name, status: site.status, plan: site.plan,
+          copKey: site.copKey ?? generateCopKey(), releaseSecret: site.releaseSecret ?? generateReleaseSecret(),
+          pinCopKey: Boolean(site.copKey), pinReleaseSecret: Boolean(site.releaseSecret),
+        })
       }
       catch (error) {
         if ((error as { code?: string }).code === '23505') throw new BootError(`Site "${site.id}": its copKey is already used by another site`, [], { cause: error })
@@ -36,12 +31,8 @@ export async function syncSites(orm: MikroORM, sites: readonly SiteConfig[], log
       }
       active.push({ id: site.id, name: site.name, copKey: row.cop_key, releaseSecret: row.release_secret, status: site.status, plan: site.plan, config: site })
     }
-    const ids = sites.map((s) => s.id)
-    const removed = await sql<{ id: string }[]>(
-      `update sites set removed_at = now(), updated_at = now() where removed_at is null${ids.length ? ` and id not in (${ids.map(() => '?').join(', ')})` : ''} returning id`,
-      ids,
-    )
-    for (const { id } of removed) logger.warn(`Site "${id}" is no longer in the config: it stops answering; its data is kept.`)
+    const removed = await markSitesRemoved(sql, sites.map((s) => s.id))
+    for (const id of removed) logger.warn(`Site "${id}" is no longer in the config: it stops answering; its data is kept.`)
   })
   return createSiteDirectory(active)
 }

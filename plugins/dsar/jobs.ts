@@ -1,6 +1,7 @@
 import { reportError } from '../../core/hooks.ts'
 import type { PluginContext } from '../../core/plugin.ts'
-import { CLAIM_MINUTES, logEntry, REPEAT_WINDOW_HOURS, type RequestRow } from './requests.ts'
+import { claimCompletionMails, findStalledErasures, forgetEmailKeys, hardPurgeRequests } from './queries/requests.ts'
+import { CLAIM_MINUTES, logEntry, REPEAT_WINDOW_HOURS } from './requests.ts'
 import type { Dsar } from './service.ts'
 
 const HOUR_MS = 3_600_000
@@ -30,50 +31,27 @@ export interface MaintenanceResult {
  * dcgate erases in place (rows deleted or columns cleared at once), so no soft-deleted rows wait for the purge.
  */
 export function createDsarJobs(ctx: PluginContext, dsar: Dsar) {
-  const run = dsar.store.run
+  const sql = dsar.store.sql
   let timer: NodeJS.Timeout | undefined
   let running: Promise<MaintenanceResult> | undefined
 
   async function retryErasures(): Promise<number> {
-    const due = await run<{ id: string }>(
-      `select id from deletion_requests where status = 'processing' and locked_until < now() and email is not null and purged_at is null order by received_at limit ${BATCH}`,
-      [],
-    )
-    for (const { id } of due) await dsar.erase(id, 'retry')
+    const due = await findStalledErasures(sql, BATCH)
+    for (const id of due) await dsar.erase(id, 'retry')
     return due.length
   }
 
   async function retryCompletionMails(): Promise<number> {
-    const claimed = await run<RequestRow>(
-      `update deletion_requests set locked_until = now() + make_interval(mins => $1::int)
-       where id in (
-         select id from deletion_requests
-         where status = 'completed' and source = 'public' and email is not null and completion_email_sent_at is null
-           and purged_at is null and (locked_until is null or locked_until < now())
-         order by completed_at limit ${BATCH} for update skip locked)
-       returning id, site_id, code, source, status, email, masked_email`,
-      [CLAIM_MINUTES],
-    )
+    const claimed = await claimCompletionMails(sql, CLAIM_MINUTES, BATCH)
     for (const row of claimed) await dsar.sendCompletion(row)
     return claimed.length
   }
 
   async function purge(): Promise<number> {
-    await run(
-      `update deletion_requests set email_key = null where email_key is not null and received_at < now() - make_interval(hours => $1::int)`,
-      [REPEAT_WINDOW_HOURS],
-    )
-    const purged = await run<{ id: string }>(
-      `update deletion_requests set email = null, email_key = null, token_hash = null, locked_until = null, purged_at = now(),
-         merchant_log = merchant_log || jsonb_build_array(jsonb_build_object('at', $1::text, 'event', 'hard_purged',
-           'detail', case when status = 'completed' then 'the request''s own copy of the email and its link were removed'
-                          else 'never confirmed: the request''s copy of the email and its link were removed; nothing was erased' end))
-       where purged_at is null and hard_purge_at <= now()
-       returning id`,
-      [logEntry('hard_purged').at],
-    )
-    if (purged.length) ctx.logger.info(`dsar: hard-purged ${purged.length} deletion request(s)`)
-    return purged.length
+    await forgetEmailKeys(sql, REPEAT_WINDOW_HOURS)
+    const purged = await hardPurgeRequests(sql, logEntry('hard_purged').at)
+    if (purged) ctx.logger.info(`dsar: hard-purged ${purged} deletion request(s)`)
+    return purged
   }
 
   /** Each instance sweeps its own outbox folder (files, not rows: nothing to claim). */

@@ -5,7 +5,9 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { EraseRequest } from './erase/person.ts'
 import { startTally } from './erase/tally.ts'
 import { completionMail, confirmationMail } from './mails.ts'
-import { createRequestStore, logEntry, type RequestRow } from './requests.ts'
+import { countHeldConversions } from './queries/erase.ts'
+import type { RequestRow } from './queries/requests.ts'
+import { createRequestStore, logEntry } from './requests.ts'
 
 /** After a failed erasure or mail, the job tries again once this has passed. */
 const RETRY_MINUTES = 10
@@ -66,10 +68,7 @@ export function createDsar(ctx: PluginContext, mailer: Mailer) {
     if (!row) return (await store.byId(id))?.status === 'completed' ? 'completed' : 'busy'
     const request: EraseRequest = { siteId: row.site_id, email: row.email!, emailHash: sha256Hex(row.email!) }
     const tally = startTally(request)
-    const held = () => store.run<{ n: number }>(
-      `select count(*)::int as n from conversions where site_id = $1 and state = 'held' and (held_email = $2 or identity ->> 'email' = $3)`,
-      [request.siteId, request.email, request.emailHash],
-    ).then((rows) => rows[0]?.n ?? 0)
+    const held = () => countHeldConversions(store.sql, request.siteId, request.email, request.emailHash)
     const heldBefore = await held()
     const ok = await callHookSafe(ctx.hooks, ctx.logger, 'dsar:erase', request)
     const heldErased = heldBefore - await held()

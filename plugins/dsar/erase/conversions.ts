@@ -1,5 +1,7 @@
 import type { PluginContext } from '../../../core/plugin.ts'
-import { oneOff, redact, stripQuery, toPerson, type EraseRequest } from './person.ts'
+import { anonymiseConversions } from '../queries/erase.ts'
+import { oneOff } from '../queries/one-off.ts'
+import { toPerson, type EraseRequest } from './person.ts'
 import { count } from './tally.ts'
 
 /**
@@ -14,24 +16,8 @@ import { count } from './tally.ts'
  * page URL holds the email.
  */
 export function addConversionEraser(ctx: PluginContext): void {
-  const run = oneOff(ctx.prepared)
+  const sql = oneOff(ctx.prepared)
   ctx.hooks.hook('dsar:erase', async (request: EraseRequest) => {
-    const person = toPerson(request)
-    const rows = await run<{ id: string }>(
-      `with theirs as (
-         select c.id from conversions c
-         where c.site_id = $1 and (
-           c.identity ->> 'email' = any($3::text[]) or c.identity ->> 'emailGoogle' = $4 or c.held_email = $5
-           or c.session_id in (select v.session_id from visits v where v.site_id = $1 and (v.email_hashes && $3::text[] or v.email_hash = any($3::text[]) or lower(v.email) = $5))
-           or concat_ws(' ', c.user_id, c.anonymous_id, c.page_url) ~* $2
-         )
-       )
-       update conversions c set identity = '{}'::jsonb, ip = null, user_agent = null, user_id = null, anonymous_id = null,
-         click_ids = '{}'::jsonb, held_email = null, page_url = ${redact(stripQuery('c.page_url'))}
-       from theirs where c.id = theirs.id
-       returning c.id`,
-      [person.siteId, person.pattern, person.exactHashes, person.googleHash, person.email],
-    )
-    count(request, 'conversions', rows.length)
+    count(request, 'conversions', await anonymiseConversions(sql, toPerson(request)))
   })
 }

@@ -1,5 +1,7 @@
 import type { PluginContext } from '../../../core/plugin.ts'
-import { oneOff, toPerson, type EraseRequest } from './person.ts'
+import { deleteIdentifiedUsers } from '../queries/erase.ts'
+import { oneOff } from '../queries/one-off.ts'
+import { toPerson, type EraseRequest } from './person.ts'
 import { count } from './tally.ts'
 
 /**
@@ -8,13 +10,8 @@ import { count } from './tally.ts'
  * users must no longer list them. Other sites' records of the same email are untouched.
  */
 export function addIdentifiedUserEraser(ctx: PluginContext): void {
-  const run = oneOff(ctx.prepared)
+  const sql = oneOff(ctx.prepared)
   ctx.hooks.hook('dsar:erase', async (request: EraseRequest) => {
-    const person = toPerson(request)
-    const rows = await run<{ id: string }>(
-      `delete from identified_users where site_id = $1 and (email_hash = any($2::text[]) or lower(email) = $3) returning id`,
-      [person.siteId, person.exactHashes, person.email],
-    )
-    count(request, 'identified_users', rows.length)
+    count(request, 'identified_users', await deleteIdentifiedUsers(sql, toPerson(request)))
   })
 }

@@ -1,6 +1,5 @@
 import { hashIdentity, isSha256Hex, sha256Hex } from '../../../core/identity/hash.ts'
 import { normalizeEmail } from '../../../core/identity/normalize.ts'
-import type { RunPrepared } from '../../../core/db/prepared.ts'
 
 /** What the `dsar:erase` hook carries. */
 export interface EraseRequest { siteId: string, email: string, emailHash: string }
@@ -46,20 +45,6 @@ export function toPerson(request: EraseRequest): Person {
     pattern: texts.map(escapeRegex).join('|'),
   }
 }
-
-/** An erasure scans a site's free text (URLs, properties): on a large site that takes longer than a request may. */
-const ERASE_STATEMENT_MS = 300_000
-
-/** One-off statements: erasure runs rarely, so they are planned per call (unnamed), with $n placeholders and arrays. */
-export function oneOff(prepared: RunPrepared) {
-  return <R extends object>(text: string, values: readonly unknown[]) => prepared<R>({ name: '', text, reusePlan: false, timeoutMs: ERASE_STATEMENT_MS }, values)
-}
-
-/** SQL: the column with its query string and fragment removed (they carry click ids and form values). */
-export const stripQuery = (column: string) => `regexp_replace(${column}, '[?#].*$', '')`
-
-/** SQL: every occurrence of the person's email or hashes in the column replaced by [erased]; $2 is the pattern. */
-export const redact = (column: string, patternParam = '$2') => `regexp_replace(${column}, ${patternParam}, '[erased]', 'gi')`
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')

@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
-import type { RequestRow } from '../requests.ts'
+import type { RequestRow } from '../queries/requests.ts'
 import type { Dsar } from '../service.ts'
 import { renderStatusPage, renderUnknownPage } from '../status-page.ts'
 
