@@ -1,5 +1,7 @@
 import type { PreparedStatement, RunPrepared } from '../../core/db/prepared.ts'
-import { EVENT_COLUMNS, rowsOf, SESSION_COLUMNS, upsertOf, VISIT_COLUMNS, VISIT_COMPUTED_COLUMNS } from './store/columns.ts'
+import {
+  EVENT_COLUMNS, IDENTIFIED_USER_COLUMNS, IDENTIFIED_USER_COMPUTED_COLUMNS, rowsOf, SESSION_COLUMNS, upsertOf, valuesOf, VISIT_COLUMNS, VISIT_COMPUTED_COLUMNS, type RowOf,
+} from './store/columns.ts'
 
 /** Capture's SQL: the writer's flush, identifications, the pixel's look-up and retention, as named functions. */
 
@@ -58,37 +60,16 @@ export async function withdrawVisits(prepared: RunPrepared, sessions: string): P
 /** The identities one visit keeps: people share a computer, a form is filled in twice; more is a page in a loop. */
 export const MAX_VISIT_IDENTITIES = 20
 
-export interface IdentifiedUserRow {
-  siteId: string
-  email: string
-  emailHash: string
-  source: 'client_sdk' | 'form'
-  sessionId: string
-  visitorId: string
-  deviceHash: string | null
-  ipCountry: string | null
-  ipIsVpn: boolean
-  riskScore: number | null
-  riskLabel: string | null
-  isDisposable: boolean | null
-}
+export type IdentifiedUserRow = RowOf<typeof IDENTIFIED_USER_COLUMNS>
 
 const UPSERT_IDENTIFIED_USER: PreparedStatement = {
   name: 'dcgate_capture_identified_user_v1',
-  text: `insert into identified_users as u (id, site_id, email, email_hash, source, session_id, visitor_id, device_hash, ip_country, ip_is_vpn,
-      email_risk_score, email_risk_label, is_disposable, identified_at, last_seen_at)
-    values (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now(), now())
-    on conflict (site_id, email_hash) do update set last_seen_at = now(), session_id = excluded.session_id,
-      visitor_id = excluded.visitor_id, device_hash = coalesce(excluded.device_hash, u.device_hash),
-      email_risk_score = coalesce(excluded.email_risk_score, u.email_risk_score),
-      email_risk_label = coalesce(excluded.email_risk_label, u.email_risk_label),
-      is_disposable = coalesce(excluded.is_disposable, u.is_disposable)`,
+  text: upsertOf({ table: 'identified_users', columns: { ...IDENTIFIED_USER_COLUMNS, ...IDENTIFIED_USER_COMPUTED_COLUMNS }, key: ['site_id', 'email_hash'] }),
 }
 
 /** One identified user per site and email: seen again, it is updated (a risk score it had stays unless a new one came). */
-export async function upsertIdentifiedUser(prepared: RunPrepared, u: IdentifiedUserRow): Promise<void> {
-  await prepared(UPSERT_IDENTIFIED_USER, [u.siteId, u.email, u.emailHash, u.source, u.sessionId, u.visitorId, u.deviceHash, u.ipCountry, u.ipIsVpn,
-    u.riskScore, u.riskLabel, u.isDisposable])
+export async function upsertIdentifiedUser(prepared: RunPrepared, row: IdentifiedUserRow): Promise<void> {
+  await prepared(UPSERT_IDENTIFIED_USER, valuesOf(IDENTIFIED_USER_COLUMNS, row))
 }
 
 export interface VisitIdentity {

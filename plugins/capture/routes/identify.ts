@@ -29,9 +29,9 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
     const payload: IdentifyPayload = { siteId: site.id, email, emailHash: identity.email!, source: body.via === 'form' ? 'form' : 'client_sdk', country: verdict.country, isVpn: verdict.isVpn, device: body.device }
     await callHookSafe(ctx.hooks, ctx.logger, 'capture:identify', payload)
     await upsertIdentifiedUser(ctx.prepared, {
-      siteId: site.id, email, emailHash: payload.emailHash, source: payload.source, sessionId: body.sid, visitorId: body.vid,
-      deviceHash: body.device?.hash ?? null, ipCountry: verdict.country ?? null, ipIsVpn: verdict.isVpn,
-      riskScore: payload.risk?.score ?? null, riskLabel: payload.risk?.label ?? null, isDisposable: payload.risk?.isDisposable ?? null,
+      site_id: site.id, email, email_hash: payload.emailHash, source: payload.source, session_id: body.sid, visitor_id: body.vid,
+      device_hash: body.device?.hash ?? null, ip_country: verdict.country ?? null, ip_is_vpn: verdict.isVpn,
+      email_risk_score: payload.risk?.score ?? null, email_risk_label: payload.risk?.label ?? null, is_disposable: payload.risk?.isDisposable ?? null,
     })
     // The visit row may still be in the capture buffer: it is created here, and the buffered hits merge into it.
     await identifyVisit(ctx.prepared, {

@@ -93,6 +93,29 @@ export const VISIT_COMPUTED_COLUMNS: Readonly<Record<string, Pick<Column, 'inser
   updated_at: { insert: 'now()', update: { sql: 'now()' } },
 }
 
+/** A person a site identified by email, one per site and email (written by /identify, not batched). */
+export const IDENTIFIED_USER_COLUMNS = {
+  site_id: column<string>('text'),
+  email: column<string>('text'),
+  email_hash: column<string>('text'),
+  source: column<'client_sdk' | 'form'>('text'),
+  session_id: column<string>('text', { update: 'latest' }),
+  visitor_id: column<string>('text', { update: 'latest' }),
+  device_hash: column<string | null>('text', { update: 'newer' }),
+  ip_country: column<string | null>('text'),
+  ip_is_vpn: column<boolean>('boolean'),
+  // Set by the email-risk plugin through capture:identify; a score already kept stays unless a new one came.
+  email_risk_score: column<number | null>('int', { update: 'newer' }),
+  email_risk_label: column<string | null>('text', { update: 'newer' }),
+  is_disposable: column<boolean | null>('boolean', { update: 'newer' }),
+}
+
+export const IDENTIFIED_USER_COMPUTED_COLUMNS: Readonly<Record<string, Pick<Column, 'insert' | 'update'>>> = {
+  id: { insert: 'gen_random_uuid()' },
+  identified_at: { insert: 'now()' },
+  last_seen_at: { insert: 'now()', update: { sql: 'now()' } },
+}
+
 /** A visit's key. */
 export const SESSION_COLUMNS = { site_id: column<string>('text'), session_id: column<string>('text') }
 
@@ -109,8 +132,8 @@ export function rowsOf(columns: Columns, param: string): string {
 export interface Upsert {
   table: string
   columns: Readonly<Record<string, Pick<Column, 'insert' | 'update'>>>
-  /** The source of the rows, named `s`, and what it joins. */
-  from: string
+  /** The source of the rows, named `s`, and what it joins; unset: one row of bound values, $1… in column order. */
+  from?: string
   /** The conflict target. */
   key: readonly string[]
   /** Only stored rows matching this are updated. */
@@ -123,10 +146,11 @@ export interface Upsert {
  */
 export function upsertOf({ table, columns, from, key, where }: Upsert): string {
   const entries = Object.entries(columns)
+  let n = 0
+  const values = entries.map(([name, { insert }]) => insert ?? (from ? `s.${name}` : `$${++n}`)).join(', ')
   const sets = entries.flatMap(([name, { update }]) => (update ? [`${name} = ${updateOf(name, update)}`] : []))
   return `insert into ${table} as v (${entries.map(([name]) => name).join(', ')})
-  select ${entries.map(([name, { insert }]) => insert ?? `s.${name}`).join(', ')}
-  from ${from}
+  ${from ? `select ${values}\n  from ${from}` : `values (${values})`}
   on conflict (${key.join(', ')}) do update set
     ${sets.join(',\n    ')}${where ? `\n  where ${where}` : ''}`
 }
