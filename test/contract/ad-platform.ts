@@ -1,6 +1,8 @@
 /**
  * The suite every ad-platform adapter runs (CONVENTIONS.md rule 3, unstorage's testDriver pattern). It checks
  * only what holds for every platform; a platform's own checks go in `additionalTests`, never by weakening this.
+ * test/adapters/ad-platforms.test.ts runs it for every platform registered in adapters/index.ts, from the
+ * platform's `test/adapters/<folder>.suite.ts`:
  *
  *   testAdPlatform({ adapter, folder: 'meta', options, invalidOptions, replies, countEvents, dedupKeyIn })
  */
@@ -55,8 +57,12 @@ export interface AdPlatformContract<O> {
 const ROOT = new URL('../../adapters/ads/', import.meta.url)
 const FOLDER_FILES = ['index.ts', 'map.ts', 'response.ts', 'version.ts', 'README.md']
 
+/** The adapters this suite was run for in this test file: test/adapters/ad-platforms.test.ts checks every registered one is. */
+export const contractsRun = new Set<AdPlatformDefinition<any>>()
+
 export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
   const { adapter, folder, replies } = contract
+  contractsRun.add(adapter as AdPlatformDefinition<any>)
   const dir = new URL(`${folder}/`, ROOT)
   const resolve = (input: unknown) => v.parse(adapter.options, input)
   const withBaseUrl = (baseUrl: string) => resolve({ ...(contract.options as object), baseUrl })
