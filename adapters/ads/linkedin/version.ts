@@ -12,6 +12,6 @@
  * Versioning policy:  https://learn.microsoft.com/en-us/linkedin/marketing/versioning
  *
  * To upgrade: read the Conversions API entries in the changelog, change this constant and map.ts in place, and
- * accept the snapshot diff in test/adapters/__snapshots__/linkedin.test.ts.snap.
+ * accept the snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const LINKEDIN_API_VERSION = '202608'

@@ -7,6 +7,6 @@
  * Versions and their end dates: https://developers.facebook.com/docs/graph-api/changelog/versions/
  *
  * To upgrade: read the changelog entries for the Conversions API, change this constant and the mapping in
- * map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/meta.test.ts.snap.
+ * map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const META_API_VERSION = 'v26.0'

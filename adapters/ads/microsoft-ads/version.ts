@@ -7,6 +7,6 @@
  * Microsoft Advertising API release notes: https://learn.microsoft.com/en-us/advertising/guides/release-notes
  *
  * To upgrade: read the guide's changes, change this constant and the mapping in map.ts in place, and accept the
- * snapshot diff in test/adapters/__snapshots__/microsoft-ads.test.ts.snap.
+ * snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const MICROSOFT_ADS_API_VERSION = 'v1'

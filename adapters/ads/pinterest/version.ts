@@ -7,6 +7,6 @@
  * Reference: https://developers.pinterest.com/docs/api/v5/#operation/events/create
  *
  * To upgrade: read the release notes for `events/create` and its ConversionEvents schemas, change this constant and
- * the mapping in map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/pinterest.test.ts.snap.
+ * the mapping in map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const PINTEREST_API_VERSION = 'v5'

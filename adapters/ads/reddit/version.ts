@@ -9,6 +9,6 @@
  * Migration guide: https://ads-api.reddit.com/docs/v3/capi-migration
  *
  * To upgrade: read the changelog, change this constant and the mapping in map.ts in place, and accept the snapshot
- * diff in test/adapters/__snapshots__/reddit.test.ts.snap.
+ * diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const REDDIT_API_VERSION = 'v3'

@@ -7,6 +7,6 @@
  * Events API 2.0 (the endpoint this adapter calls): https://business-api.tiktok.com/portal/docs?id=1771100865818625
  *
  * To upgrade: read the changelog entries for Events API 2.0, change this constant and the mapping in map.ts in
- * place, and accept the snapshot diff in test/adapters/__snapshots__/tiktok.test.ts.snap.
+ * place, and accept the snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const TIKTOK_API_VERSION = 'v1.3'

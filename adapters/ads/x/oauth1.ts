@@ -1,7 +1,7 @@
 /**
  * OAuth 1.0a request signing with HMAC-SHA1 (RFC 5849 §3.4), as the X Ads API requires on every call.
  * Pure given the nonce and timestamp; `createNonce` is the only randomness. Follows X's "Creating a signature" and
- * "Authorizing a request" pages, whose worked example test/adapters/x.test.ts checks byte for byte.
+ * "Authorizing a request" pages, whose worked example test/adapters/x.suite.ts checks byte for byte.
  *
  * Only the query string, the oauth_* values and a form-encoded body are signed (RFC 5849 §3.4.1.3.1): a JSON body,
  * like the Conversions API's, is not part of the signature base string.

@@ -9,6 +9,6 @@
  * Announcements: https://devcommunity.x.com/c/ads-api/ (subscribe: https://docs.x.com/x-ads-api/getting-started/subscribe-for-updates)
  *
  * To upgrade: read the version's announcement for measurement/conversions changes, change this constant and the
- * mapping in map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/x.test.ts.snap.
+ * mapping in map.ts in place, and accept the snapshot diff in test/adapters/__snapshots__/ad-platforms.test.ts.snap.
  */
 export const X_ADS_API_VERSION = '12'
