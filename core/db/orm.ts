@@ -11,12 +11,10 @@ import { ApiKey } from './entities/api-key.ts'
 import { Visit } from '../delivery/entities/visit.ts'
 import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
-import { PageEvent } from './entities/page-event.ts'
-import { IdentifiedUser } from './entities/identified-user.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Visit, PageEvent, IdentifiedUser, Conversion, Delivery, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Visit, Conversion, Delivery, JobLease]
 
 export interface Database {
   orm: MikroORM

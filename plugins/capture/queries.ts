@@ -1,7 +1,8 @@
 import type { PreparedStatement, RunPrepared } from '../../core/db/prepared.ts'
+import { rowsOf, upsertOf, valuesOf, type RowOf } from './store/columns.ts'
 import {
-  EVENT_COLUMNS, IDENTIFIED_USER_COLUMNS, IDENTIFIED_USER_COMPUTED_COLUMNS, rowsOf, SESSION_COLUMNS, upsertOf, valuesOf, VISIT_COLUMNS, VISIT_COMPUTED_COLUMNS, type RowOf,
-} from './store/columns.ts'
+  EVENT_COLUMNS, IDENTIFIED_USER_COLUMNS, IDENTIFIED_USER_COMPUTED_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS, VISIT_COMPUTED_COLUMNS,
+} from './store/tables.ts'
 
 /** Capture's SQL: the writer's flush, identifications, the pixel's look-up and retention, as named functions. */
 

@@ -1,5 +1,6 @@
 import type { RunPrepared } from '../../../core/db/prepared.ts'
-import { EVENT_COLUMNS, SESSION_COLUMNS, valuesOf, VISIT_COLUMNS } from './columns.ts'
+import { valuesOf } from './columns.ts'
+import { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './tables.ts'
 import type { Rejected } from './dead-letter.ts'
 import { PendingRows } from './pending.ts'
 import type { CaptureBatch } from './rows.ts'

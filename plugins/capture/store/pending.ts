@@ -1,4 +1,5 @@
-import { EVENT_COLUMNS, SESSION_COLUMNS, tupleReader, tupleWriter, VISIT_COLUMNS } from './columns.ts'
+import { tupleReader, tupleWriter } from './columns.ts'
+import { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './tables.ts'
 import { mergeVisit, type CaptureBatch, type SessionKey, type VisitRow } from './rows.ts'
 
 const eventTuple = tupleWriter(EVENT_COLUMNS)

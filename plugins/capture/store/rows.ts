@@ -1,4 +1,5 @@
-import type { EVENT_COLUMNS, RowOf, SESSION_COLUMNS, VISIT_COLUMNS } from './columns.ts'
+import type { RowOf } from './columns.ts'
+import type { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './tables.ts'
 
 /** What the capture routes hand to the writer: rows in the shape of page_events and visits (columns.ts). */
 
