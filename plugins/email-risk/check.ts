@@ -4,39 +4,8 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { EmailAssessor } from './assess.ts'
 import type { DeviceFingerprint, EmailCheckData, EmailInfo } from './result.ts'
 import { INCOMPLETE_TAGS } from './score.ts'
+import { saveCompletedResult, saveLiveCheck, upsertResult, type RiskColumns } from './queries.ts'
 import { findStoredEmail } from './stored.ts'
-
-/** Keeps an assessment (a newer one replaces an older one). */
-const SAVE_RESULT = {
-  name: 'email_risk_save_result_v1',
-  text: `insert into email_risk_results as r (id, site_id, email_hash, email_info, device, checked_at)
-    values (gen_random_uuid(), $1, $2, $3::jsonb, $4::jsonb, now())
-    on conflict (site_id, email_hash) do update set email_info = excluded.email_info, device = coalesce(excluded.device, r.device), checked_at = now()`,
-}
-
-/**
- * A live check becomes a server-side identification (listed among identified users as server_sdk) with its
- * assessment. Committed without waiting for the WAL flush: lost in a database crash, the next check is live again.
- */
-const SAVE_LIVE_CHECK = {
-  name: 'email_risk_save_live_check_v1',
-  text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
-    result as (${SAVE_RESULT.text})
-    insert into identified_users (id, site_id, email, email_hash, source, ip_is_vpn, email_risk_score, email_risk_label, is_disposable, identified_at, last_seen_at)
-    select gen_random_uuid(), $1, $5, $2, 'server_sdk', false, $6, $7, $8, now(), now() from async_commit
-    on conflict (site_id, email_hash) do nothing`,
-}
-
-/**
- * A stored assessment completed by a private check (it was scored offline): kept, and the identified user's risk
- * columns follow it, so the list of identified users shows the complete verdict.
- */
-const SAVE_COMPLETED = {
-  name: 'email_risk_save_completed_v1',
-  text: `with result as (${SAVE_RESULT.text})
-    update identified_users set email_risk_score = $5, email_risk_label = $6, is_disposable = $7
-    where site_id = $1 and email_hash = $2`,
-}
 
 export interface EmailCheck {
   /**
@@ -58,12 +27,14 @@ export function isIncomplete(info: EmailInfo): boolean {
   return info.tags.some((tag) => INCOMPLETE_TAGS.includes(tag))
 }
 
+const riskOf = (info: EmailInfo): RiskColumns => ({ score: info.risk_score, label: info.risk_label, isDisposable: info.fraud_signals.disposable_domain })
+
 export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, options: { answerCacheSeconds: number }): EmailCheck {
   const answers = options.answerCacheSeconds > 0 ? new LRUCache<string, EmailCheckData>({ max: CACHED_ANSWERS, ttl: options.answerCacheSeconds * 1000 }) : undefined
   const forget = (siteId: string, emailHash: string) => void answers?.delete(`${siteId}\n${emailHash}`)
   const saveResult: EmailCheck['saveResult'] = async (siteId, emailHash, info, device) => {
     forget(siteId, emailHash)
-    await ctx.prepared(SAVE_RESULT, [siteId, emailHash, JSON.stringify(info), device ? JSON.stringify(device) : null])
+    await upsertResult(ctx.prepared, siteId, emailHash, info, device)
   }
 
   /**
@@ -76,10 +47,7 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
     if (isIncomplete(info)) info = await assessor.live(siteId, email)
     if (info === stored) return info
     forget(siteId, emailHash)
-    await ctx.prepared(SAVE_COMPLETED, [
-      siteId, emailHash, JSON.stringify(info), null,
-      info.risk_score, info.risk_label, info.fraud_signals.disposable_domain,
-    ])
+    await saveCompletedResult(ctx.prepared, siteId, emailHash, info, riskOf(info))
     return info
   }
 
@@ -91,7 +59,7 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
       const cacheKey = `${siteId}\n${emailHash}`
       const cached = answers?.get(cacheKey)
       if (cached) return cached
-      const stored = await findStoredEmail(ctx, siteId, emailHash)
+      const stored = await findStoredEmail(ctx.prepared, siteId, emailHash)
       if (stored) {
         const emailInfo = await completeStored(siteId, email, emailHash, stored.emailInfo)
         const answer = { emailInfo, userInfo: stored.userInfo, ipInfo: stored.ipInfo }
@@ -100,10 +68,7 @@ export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, op
         return answer
       }
       const emailInfo = await assessor.live(siteId, email)
-      await ctx.prepared(SAVE_LIVE_CHECK, [
-        siteId, emailHash, JSON.stringify(emailInfo), null, email,
-        emailInfo.risk_score, emailInfo.risk_label, emailInfo.fraud_signals.disposable_domain,
-      ])
+      await saveLiveCheck(ctx.prepared, siteId, email, emailHash, emailInfo, riskOf(emailInfo))
       return { emailInfo, userInfo: null, ipInfo: null }
     },
   }

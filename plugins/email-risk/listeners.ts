@@ -4,6 +4,7 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { IdentifyPayload } from '../../core/hooks.ts'
 import type { EmailAssessor } from './assess.ts'
 import type { EmailCheck } from './check.ts'
+import { deleteResult } from './queries.ts'
 import type { DeviceFingerprint } from './result.ts'
 
 /** What a future capture may pass along with an identification; read when present. */
@@ -28,7 +29,7 @@ export function addListeners(ctx: PluginContext, deps: { assessor: EmailAssessor
     deps.checks.forget(siteId, emailHash)
     const normalized = normalizeEmail(email)
     await Promise.all([
-      ctx.orm.em.getConnection().execute('delete from email_risk_results where site_id = ? and email_hash = ?', [siteId, emailHash]),
+      deleteResult(ctx.prepared, siteId, emailHash),
       normalized ? deps.assessor.forget(siteId, normalized) : undefined,
     ])
     // A check answered while the row was being deleted may have kept it again: dropped once more.

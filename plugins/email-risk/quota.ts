@@ -1,6 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { apiError } from '../../core/http/errors.ts'
+import { countChecks, ensureQuotaRow } from './queries.ts'
 
 /** Checks every site gets for free, for life (spec "Limits"). */
 export const FREE_CHECKS = 500
@@ -8,38 +9,6 @@ export const FREE_CHECKS = 500
 export const FREE_MARGIN = 50
 /** Counts granted without waiting are written within this long (one statement for every site). */
 const FLUSH_MS = 25
-
-/** The site's lifetime row exists (made once per site and process; a no-op when it does). */
-const ENSURE_ROW = { name: 'email_risk_quota_row_v1', text: `insert into email_check_quotas (site_id) values ($1) on conflict do nothing` }
-
-/**
- * Counts checks for every site of a batch: $1 site ids, $2 checks, $3 grant all (paid plan, or already granted).
- * The lifetime rows are locked first (FOR UPDATE reads the latest count, whichever instance wrote it), so a free
- * site is granted exactly what is left of its 500; a paid one all, the checks past 500 billable. The month's row
- * gets the same counts. Committed without waiting for the WAL flush (this transaction only): a database crash may
- * forget the last few counts, never add any.
- */
-const COUNT_BATCH = {
-  name: 'email_risk_count_batch_v1',
-  text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
-  asked as (select * from unnest($1::text[], $2::int[], $3::boolean[]) as a(site_id, n, grant_all)),
-  locked as (select q.site_id, q.checks from email_check_quotas q, async_commit where q.site_id = any($1::text[]) order by q.site_id for update of q),
-  granted as (
-    select a.site_id, case when a.grant_all then a.n else least(a.n, greatest(0, $4::int - l.checks)) end as allowed, l.checks as before
-    from asked a join locked l on l.site_id = a.site_id
-  ),
-  billed as (select site_id, allowed, before, greatest(0, before + allowed - $4::int) - greatest(0, before - $4::int) as billable from granted),
-  totals as (
-    update email_check_quotas q set checks = q.checks + b.allowed, billable = q.billable + b.billable, last_check_at = now()
-    from billed b where q.site_id = b.site_id and b.allowed > 0
-  ),
-  months as (
-    insert into email_check_months as m (site_id, month, checks, billable)
-    select site_id, to_char(now() at time zone 'utc', 'YYYY-MM'), allowed, billable from billed where allowed > 0
-    on conflict (site_id, month) do update set checks = m.checks + excluded.checks, billable = m.billable + excluded.billable
-  )
-  select site_id, allowed, before + allowed as total from billed`,
-}
 
 export interface Quota {
   /** Counts the check or throws the spec's 429 (plan free, 500 used). */
@@ -71,14 +40,13 @@ export function createQuota(ctx: PluginContext): Quota {
   const ensureRows = async (sites: Iterable<string>) => {
     for (const siteId of sites) {
       if (known.has(siteId)) continue
-      await ctx.prepared(ENSURE_ROW, [siteId])
+      await ensureQuotaRow(ctx.prepared, siteId)
       known.add(siteId)
     }
   }
   const run = async (batch: Map<string, number>, grantAll: (siteId: string) => boolean) => {
     await ensureRows(batch.keys())
-    const sites = [...batch.keys()]
-    const rows = await ctx.prepared<{ site_id: string, allowed: number, total: number }>(COUNT_BATCH, [sites, sites.map((s) => batch.get(s)!), sites.map(grantAll), FREE_CHECKS])
+    const rows = await countChecks(ctx.prepared, batch, grantAll, FREE_CHECKS)
     for (const row of rows) totals.set(row.site_id, Number(row.total) + (unwritten.get(row.site_id) ?? 0))
     return new Map(rows.map((row) => [row.site_id, Number(row.allowed)]))
   }

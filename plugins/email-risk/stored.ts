@@ -1,56 +1,7 @@
-import type { PluginContext } from '../../core/plugin.ts'
+import type { RunPrepared } from '../../core/db/prepared.ts'
 import * as v from 'valibot'
+import { findStoredRow, type StoredRow } from './queries.ts'
 import { EmailInfoSchema, type DeviceFingerprint, type EmailInfo, type IpInfo, type UserInfo } from './result.ts'
-
-/** At most this many related emails are listed (the count covers them all). */
-export const RELATED_LIMIT = 20
-
-/**
- * Everything stored about one email on one site, in one statement: the identified user, its stored assessment,
- * the other emails identified on the same device, and the network of its latest identified visit.
- */
-const STORED = {
-  name: 'email_risk_stored',
-  text: `select u.source, u.identified_at, u.device_hash, u.ip_country, u.ip_is_vpn, r.email_info, r.device,
-    rel.emails as related_emails, rel.total as related_total,
-    v.ip_address, v.country, v.city, v.isp, v.organization, v.asn, v.is_vpn, v.is_proxy, v.is_tor, v.is_hosting, v.seen_at
-  from identified_users u
-  left join email_risk_results r on r.site_id = u.site_id and r.email_hash = u.email_hash
-  left join lateral (
-    select coalesce((array_agg(o.email order by o.last_seen_at desc))[1:${RELATED_LIMIT}], '{}') as emails, count(*)::int as total
-    from identified_users o
-    where u.device_hash is not null and o.site_id = u.site_id and o.device_hash = u.device_hash and o.email_hash <> u.email_hash
-  ) rel on true
-  left join lateral (
-    select ip_address, country, city, isp, organization, asn, is_vpn, is_proxy, is_tor, is_hosting, coalesce(identified_at, started_at) as seen_at
-    from visits where site_id = u.site_id and email_hash = u.email_hash
-    order by identified_at desc nulls last, started_at desc limit 1
-  ) v on true
-  where u.site_id = $1 and u.email_hash = $2`,
-}
-
-interface StoredRow {
-  source: string
-  identified_at: Date | string
-  device_hash: string | null
-  ip_country: string | null
-  ip_is_vpn: boolean
-  email_info: EmailInfo | string | null
-  device: DeviceFingerprint | string | null
-  related_emails: string[]
-  related_total: number
-  ip_address: string | null
-  country: string | null
-  city: string | null
-  isp: string | null
-  organization: string | null
-  asn: number | null
-  is_vpn: boolean | null
-  is_proxy: boolean | null
-  is_tor: boolean | null
-  is_hosting: boolean | null
-  seen_at: Date | string | null
-}
 
 export interface StoredEmail {
   /** The stored assessment; undefined when the email was identified before this plugin ran (the caller makes one). */
@@ -60,8 +11,8 @@ export interface StoredEmail {
 }
 
 /** The stored answer for an identified email, or undefined when the email is not identified on the site. */
-export async function findStoredEmail(ctx: PluginContext, siteId: string, emailHash: string): Promise<StoredEmail | undefined> {
-  const [row] = await ctx.prepared<StoredRow>(STORED, [siteId, emailHash])
+export async function findStoredEmail(sql: RunPrepared, siteId: string, emailHash: string): Promise<StoredEmail | undefined> {
+  const row = await findStoredRow(sql, siteId, emailHash)
   if (!row) return undefined
   // Through the schema: the fields in their documented order (jsonb sorts keys), and an assessment stored by an
   // older version that no longer fits is made again (as for an email identified before this plugin ran).

@@ -1,14 +1,12 @@
 import * as v from 'valibot'
 import { apiError } from '../../core/http/errors.ts'
 import type { PluginContext } from '../../core/plugin.ts'
+import { readUsage } from './queries.ts'
 import { FREE_CHECKS, type Quota } from './quota.ts'
 
-interface TotalRow { checks: number, billable: number, first_check_at: string | null, last_check_at: string | null }
-interface MonthRow { month: string, checks: number, billable: number }
 
 /** GET /admin/api/sites/:id/email-checks/usage, for `dcgate usage --site <id>`: lifetime, free left, billable, per month. */
 export function addUsageAdminRoute(ctx: PluginContext, quota: Quota): void {
-  const sql = <T extends object[]>(text: string, params: unknown[]) => ctx.orm.em.getConnection().execute<T>(text, params)
   ctx.routes.add({
     method: 'GET', path: '/admin/api/sites/:id/email-checks/usage', auth: 'admin', tags: ['Admin'],
     summary: 'Email checks of a site: lifetime, free left, billable, per month',
@@ -17,8 +15,7 @@ export function addUsageAdminRoute(ctx: PluginContext, quota: Quota): void {
       const site = ctx.sites.byId(params.id)
       if (!site) throw apiError(404, { message: `Unknown site "${params.id}"` })
       await quota.flush() // this instance's counts not written yet (other instances write theirs within 25 ms)
-      const [total] = await sql<TotalRow[]>('select checks, billable, first_check_at, last_check_at from email_check_quotas where site_id = ?', [site.id])
-      const months = await sql<MonthRow[]>('select month, checks, billable from email_check_months where site_id = ? and checks > 0 order by month desc', [site.id])
+      const { total, months } = await readUsage(ctx.prepared, site.id)
       const checks = Number(total?.checks ?? 0)
       return {
         site: site.id,

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { RunPrepared } from '../../core/db/prepared.ts'
 import type { RouteTable } from '../../core/http/routes.ts'
+import { countIdentifiedUsers } from './queries/health.ts'
 
 const HealthResponse = v.object({
   success: v.literal(true),
@@ -12,12 +13,12 @@ const HealthResponse = v.object({
 const COUNT_TTL_MS = 5000
 
 /** GET /api/v1/export/health: the site of the key and its identified-user count (the rows the identified-users list pages over). */
-export function addHealthRoute(routes: RouteTable, orm: MikroORM): void {
+export function addHealthRoute(routes: RouteTable, prepared: RunPrepared): void {
   const counts = new Map<string, { value: Promise<number>, at: number }>()
   const identifiedUsers = (siteId: string): Promise<number> => {
     const cached = counts.get(siteId)
     if (cached && Date.now() - cached.at < COUNT_TTL_MS) return cached.value
-    const value = orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from identified_users where site_id = ?', [siteId]).then((rows) => rows[0]?.n ?? 0)
+    const value = countIdentifiedUsers(prepared, siteId)
     counts.set(siteId, { value, at: Date.now() })
     value.catch(() => counts.delete(siteId))
     return value

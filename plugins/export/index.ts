@@ -15,9 +15,9 @@ import { addPagedList } from './paging/page.ts'
  */
 export default definePlugin({
   name: 'export',
-  setup({ routes, orm, prepared, config }) {
+  setup({ routes, prepared, config }) {
     const horizons = createHorizons(prepared, config)
-    addHealthRoute(routes, orm)
+    addHealthRoute(routes, prepared)
     // In the spec's order (Endpoints, Summary), which is also the order of /openapi.json.
     addPagedList(routes, prepared, conversionsList(horizons.deliveries))
     addPagedList(routes, prepared, identifiedUsersList(horizons.database))

@@ -1,5 +1,5 @@
-import { sqlTime } from '../paging/instant.ts'
-import { sqlPageOrder, sqlPageRange, type PagedList } from '../paging/page.ts'
+import { BOT_DETECTIONS_PAGE } from '../queries/lists.ts'
+import type { PagedList } from '../paging/page.ts'
 import type { Horizon } from '../paging/horizon.ts'
 import { BotDetectionRecord } from '../fields.ts'
 
@@ -12,13 +12,6 @@ export function botDetectionsList(horizon: Horizon): PagedList {
     record: BotDetectionRecord,
     timeField: 'detected_at',
     horizon,
-    statement: {
-      name: 'dcgate_export_bot_detections_v1',
-      text: `select v.id as paging_id, v.session_id, v.bot_reasons, v.user_agent, v.country, v.ip_address, v.is_vpn, v.is_proxy,
-          ${sqlTime('v.started_at')} as detected_at
-        from visits v
-        where v.site_id = $1 and v.is_bot and ${sqlPageRange('v.started_at', 'v.id')}
-        ${sqlPageOrder('v.started_at', 'v.id')}`,
-    },
+    statement: BOT_DETECTIONS_PAGE,
   }
 }

@@ -1,5 +1,5 @@
-import { sqlTime } from '../paging/instant.ts'
-import { sqlPageOrder, sqlPageRange, type PagedList } from '../paging/page.ts'
+import { IDENTIFIED_USERS_PAGE } from '../queries/lists.ts'
+import type { PagedList } from '../paging/page.ts'
 import type { Horizon } from '../paging/horizon.ts'
 import { IdentifiedUserRecord } from '../fields.ts'
 
@@ -12,13 +12,6 @@ export function identifiedUsersList(horizon: Horizon): PagedList {
     record: IdentifiedUserRecord,
     timeField: 'identified_at',
     horizon,
-    statement: {
-      name: 'dcgate_export_identified_users_v1',
-      text: `select u.id as paging_id, u.id, u.email, u.source, u.email_risk_score, u.email_risk_label, u.is_disposable, u.ip_country,
-          u.ip_is_vpn, ${sqlTime('u.identified_at')} as identified_at
-        from identified_users u
-        where u.site_id = $1 and ${sqlPageRange('u.identified_at', 'u.id')}
-        ${sqlPageOrder('u.identified_at', 'u.id')}`,
-    },
+    statement: IDENTIFIED_USERS_PAGE,
   }
 }

@@ -1,6 +1,7 @@
-import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
+import type { RunPrepared } from '../../../core/db/prepared.ts'
 import type { ResolvedConfig } from '../../../core/config/schema.ts'
-import { parseInstant, sqlTime, type Position } from './instant.ts'
+import { readClockHorizon, readDeliveryHorizon } from '../queries/horizons.ts'
+import { parseInstant, type Position } from './instant.ts'
 
 /**
  * The default `until`: the newest time before which no record can still appear (docs/api/export.md, "Records being
@@ -9,40 +10,6 @@ import { parseInstant, sqlTime, type Position } from './instant.ts'
  * then and is visible to the page that follows.
  */
 export type Horizon = (siteId: string) => Promise<Position>
-
-/**
- * Oldest start of a transaction still running in this database, other than ours. A record's `now()` default is
- * its transaction's start, and the transaction may commit long after: records stamped before it may yet appear.
- * Other roles' transactions show no start (unless we may read all stats); dcgate's own writers are our role.
- */
-const OLDEST_RUNNING = `(select min(xact_start) from pg_stat_activity
-  where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend')`
-
-/** $1 lag in ms. */
-const CLOCK_HORIZON: PreparedStatement = {
-  name: 'dcgate_export_horizon_v1',
-  text: `select ${sqlTime(`least(now() - make_interval(secs => $1::float8 / 1000), ${OLDEST_RUNNING})`)} as horizon`,
-}
-
-/** Rows of the walk below; past it the horizon stops at the last one walked (earlier than needed, never later). */
-const WALK = 1000
-
-/**
- * $1 lag in ms, $2 site, $3 how long a delivery may still be retried, in seconds. A conversion is listed once a
- * delivery is sent, at its deliveries' `created_at`: the horizon also stays before the oldest conversion still in
- * delivery (pending or retrying) with nothing sent yet, so it cannot turn up behind a client that paged past it.
- */
-const DELIVERY_HORIZON: PreparedStatement = {
-  name: 'dcgate_export_delivery_horizon_v1',
-  text: `with walk as materialized (
-      select d.created_at, d.conversion_id from deliveries d
-      where d.site_id = $2 and d.status in ('pending', 'retrying') and d.created_at > now() - make_interval(secs => $3::float8)
-      order by d.created_at limit ${WALK}
-    )
-    select ${sqlTime(`least(now() - make_interval(secs => $1::float8 / 1000), ${OLDEST_RUNNING},
-      (select min(w.created_at) from walk w where not exists (select 1 from deliveries s where s.conversion_id = w.conversion_id and s.status = 'sent')),
-      (select max(w.created_at) from walk w having count(*) >= ${WALK}))`)} as horizon`,
-}
 
 /**
  * How far behind now each kind of paging time may still be filled in:
@@ -73,13 +40,13 @@ export function createHorizons(prepared: RunPrepared, config: Readonly<ResolvedC
     }
   }
   const clock = (lagMs: number): Horizon => {
-    const horizon = reused(() => prepared<{ horizon: string }>(CLOCK_HORIZON, [lagMs]))
+    const horizon = reused(() => readClockHorizon(prepared, lagMs))
     return () => horizon('')
   }
   return {
     database: clock(SETTLE_MS),
     visits: clock(SETTLE_MS + SCRIPT_BATCH_MS + config.capture.flushIntervalMs),
-    deliveries: reused((siteId) => prepared<{ horizon: string }>(DELIVERY_HORIZON, [SETTLE_MS, siteId, retryWindowSeconds(config.delivery)])),
+    deliveries: reused((siteId) => readDeliveryHorizon(prepared, SETTLE_MS, siteId, retryWindowSeconds(config.delivery))),
   }
 }
 

@@ -4,12 +4,12 @@ import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.t
 import type { RouteTable } from '../../../core/http/routes.ts'
 import { between, formatInstant, positionOf, tieToUuid, toSqlTime, type Position } from './instant.ts'
 import { invalidParams, PageParams } from './params.ts'
+import { readPage } from '../queries/lists.ts'
 import type { Horizon } from './horizon.ts'
 
 /**
- * One time-paged export list. Its statement takes $1 site, $2/$3 since (time, id), $4/$5 until (time, id), $6 rows
- * to return, and answers rows in (paging time, id) order with `paging_id` (the tiebreak, a UUID) beside the fields
- * of the record; `timeField` names the record's field that holds the paging time.
+ * One time-paged export list: its statement (queries/lists.ts) answers a page of rows in (paging time, id) order;
+ * `timeField` names the record's field that holds the paging time.
  */
 export interface PagedList {
   path: string
@@ -53,7 +53,9 @@ export function addPagedList(routes: RouteTable, prepared: RunPrepared, list: Pa
       const since = query.since ? { time: toSqlTime(query.since), id: tieToUuid(query.since.tie) } : BEGINNING
       const rows = query.since && !before(query.since, until)
         ? []
-        : await prepared<Record<string, unknown> & { paging_id: string }>(list.statement, [siteId, since.time, since.id, toSqlTime(until), tieToUuid(until.tie), query.limit + 1])
+        : await readPage(prepared, list.statement, {
+          siteId, sinceTime: since.time, sinceId: since.id, untilTime: toSqlTime(until), untilId: tieToUuid(until.tie), rows: query.limit + 1,
+        })
       const hasMore = rows.length > query.limit
       const page = hasMore ? rows.slice(0, query.limit) : rows
       const positionAt = (index: number) => positionOf(rows[index]![list.timeField] as string, rows[index]!.paging_id)
@@ -72,14 +74,4 @@ export function addPagedList(routes: RouteTable, prepared: RunPrepared, list: Pa
 
 function before(a: Position, b: Position): boolean {
   return a.micros < b.micros || (a.micros === b.micros && a.tie < b.tie)
-}
-
-/** The page's range of (paging time, id), in the parameters every list statement takes: $2/$3 since, $4/$5 until. */
-export function sqlPageRange(time: string, id: string): string {
-  return `(${time}, ${id}) >= ($2::timestamptz, $3::uuid) and (${time}, ${id}) < ($4::timestamptz, $5::uuid)`
-}
-
-/** The page's order and size ($6): one more row than the limit tells whether more follow. */
-export function sqlPageOrder(time: string, id: string): string {
-  return `order by ${time}, ${id} limit $6`
 }
