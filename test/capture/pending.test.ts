@@ -85,6 +85,17 @@ describe('pending rows', () => {
     }), { numRuns: 300 })
   })
 
+  it('read back only lines of the journal format: a line of another shape is refused, not guessed at', () => {
+    const rows = new PendingRows()
+    rows.add({ events: [{ id: '00000000-0000-7000-8000-000000000001', site_id: 'shop', session_id: null, kind: 'pageview', name: null, url: 'https://shop.example/', referrer: null, title: null, props: null, occurred_at: 1, received_at: 1 }] })
+    const line = JSON.parse(Buffer.concat(rows.journalLine()).toString('utf8')) as Record<string, unknown>
+    expect(batchesOfLine(line).flatMap((b) => b.events.map((e) => e.url))).toEqual(['https://shop.example/'])
+    // Shapes no release wrote (an unversioned line of value arrays, a row as an object) go to the dead letter as unreadable.
+    expect(() => batchesOfLine({ e: line.e, v: null, w: null })).toThrow(/format 4/)
+    expect(() => batchesOfLine({ events: [] })).toThrow(/format 4/)
+    expect(() => batchesOfLine({ ...line, format: 5 })).toThrow(/format 4/)
+  })
+
   it('grow past their first buffer without losing bytes', () => {
     const rows = new PendingRows()
     const long = '東'.repeat(2000)
