@@ -17,7 +17,7 @@ export type WireType = 'text' | 'uuid' | 'int' | 'boolean' | 'epoch_ms' | 'jsonb
  */
 export type Update = 'newer' | 'first' | 'latest' | { sql: string }
 
-/** A MikroORM property builder (`p.string().length(64)`): the column as the entity, so the migrations, know it. */
+/** A MikroORM property builder (`p.string().length(64)`): how the entity, and so the migrations, know the column. */
 export type EntityProperty = object
 
 export interface Column<Value = unknown> {
@@ -87,7 +87,7 @@ function updateOf(name: string, update: Update): string {
  * value, and with the array it built cost twice as much per request in the capture benchmark.
  */
 export function tupleWriter<C extends Columns>(columns: C): (row: RowOf<C>) => string {
-  // The names are the column lists' own identifiers above, never input.
+  // The names are the column lists' own identifiers (tables.ts), never input.
   return new Function('row', `return JSON.stringify([${Object.keys(columns).map((name) => `row.${name}`).join(', ')}])`) as (row: RowOf<C>) => string
 }
 
@@ -96,7 +96,7 @@ export function tupleReader<C extends Columns>(columns: C): (values: readonly un
   return new Function('values', `return { ${Object.keys(columns).map((name, i) => `${name}: values[${i}] ?? null`).join(', ')} }`) as (values: readonly unknown[]) => RowOf<C>
 }
 
-/** A row's values in column order (a refused row, as the dead letter keeps it). */
+/** A row's values in column order: the parameters of a one-row upsert, or a refused row as the dead letter keeps it. */
 export function valuesOf<C extends Columns>(columns: C, row: RowOf<C>): unknown[] {
   return Object.keys(columns).map((name) => row[name])
 }
