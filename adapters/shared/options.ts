@@ -11,3 +11,9 @@ export function perStandardEvent<const S extends v.GenericSchema>(entry: S, maps
     (issue) => issue.expected === 'never' ? 'unknown key; the keys are Purchase, Lead, CompleteRegistration and Schedule' : `must map standard events to ${mapsTo}`,
   )
 }
+
+/** An absolute http(s) URL without a trailing slash: the vendor's API, a proxy, or a fake server (`baseUrl`). */
+export function httpUrl(example: string) {
+  const message = `must be an absolute http(s) URL such as ${example}`
+  return v.pipe(v.string('must be a string'), v.trim(), v.regex(/^https?:\/\//i, message), v.url(message), v.transform((url: string) => url.replace(/\/+$/, '')))
+}

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { authorizeLinkedIn } from './auth.ts'
 import { skipReason, toConversionEventsRequest } from './map.ts'
 import { parseConversionEventsResponse } from './response.ts'
@@ -17,13 +17,6 @@ const ruleId = v.optional(v.pipe(
   v.regex(/^\d{1,19}$/, `must be ${RULE_HINT}`),
 ))
 const secret = (what: string) => v.optional(v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`)))
-const url = (example: string) => v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.regex(/^https?:\/\//i, `must be an absolute http(s) URL such as ${example}`),
-  v.url(`must be an absolute http(s) URL such as ${example}`),
-  v.transform((u) => u.replace(/\/+$/, '')),
-)
 
 /** `sites[].destinations.linkedin`. Unknown keys are refused so a misspelt option stops boot instead of doing nothing. */
 export const linkedInOptions = v.pipe(
@@ -42,8 +35,8 @@ export const linkedInOptions = v.pipe(
       ),
       /** Test mode: every event goes to this rule (one with no campaigns) instead of its mapped rule. */
       testConversionRule: ruleId,
-      baseUrl: v.optional(url('https://api.linkedin.com'), 'https://api.linkedin.com'),
-      oauthUrl: v.optional(url('https://www.linkedin.com/oauth/v2/accessToken'), 'https://www.linkedin.com/oauth/v2/accessToken'),
+      baseUrl: v.optional(httpUrl('https://api.linkedin.com'), 'https://api.linkedin.com'),
+      oauthUrl: v.optional(httpUrl('https://www.linkedin.com/oauth/v2/accessToken'), 'https://www.linkedin.com/oauth/v2/accessToken'),
     },
     'conversionRules and an accessToken or refreshToken',
   ),

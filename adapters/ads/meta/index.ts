@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
+import { httpUrl } from '../../shared/options.ts'
 import { skipReason, toMetaRequest, type MetaOptions } from './map.ts'
 import { fromMetaResponse } from './response.ts'
 import { META_API_VERSION } from './version.ts'
@@ -17,12 +18,7 @@ const options = strictOptions(
     ),
     accessToken: NonEmpty,
     testEventCode: v.optional(NonEmpty),
-    baseUrl: v.optional(v.pipe(
-      v.string('must be a string'),
-      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://graph.facebook.com'),
-      v.url('must be an absolute http(s) URL such as https://graph.facebook.com'),
-      v.transform((url) => url.replace(/\/+$/, '')),
-    )),
+    baseUrl: v.optional(httpUrl('https://graph.facebook.com')),
   },
   'pixelId and accessToken',
 ) satisfies v.GenericSchema<unknown, MetaOptions>

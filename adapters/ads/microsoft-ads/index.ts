@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { StandardEvent } from '../../../core/delivery/types.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, MAX_EVENT_AGE_DAYS, UET_CAPI_URL, skipReason, toUetRequest, type MicrosoftAdsOptions, type UetGoalEvent } from './map.ts'
 import { fromUetResponse } from './response.ts'
 import { MICROSOFT_ADS_API_VERSION } from './version.ts'
@@ -42,16 +42,7 @@ export const microsoftAdsOptions = strictOptions(
     ),
     apiToken: text('the UET tag\'s Conversions API token (edit the tag → Use Conversions API)'),
     events: v.optional(events, {}),
-    baseUrl: v.optional(
-      v.pipe(
-        v.string('must be a string'),
-        v.trim(),
-        v.regex(/^https?:\/\//i, `must be an absolute http(s) URL such as ${UET_CAPI_URL}`),
-        v.url(`must be an absolute http(s) URL such as ${UET_CAPI_URL}`),
-        v.transform((url) => url.replace(/\/+$/, '')),
-      ),
-      UET_CAPI_URL,
-    ),
+    baseUrl: v.optional(httpUrl(UET_CAPI_URL), UET_CAPI_URL),
   },
   'tagId and apiToken', 'unknown key (check its spelling; the UET Conversions API has no test mode, see the README)',
 ) satisfies v.GenericSchema<unknown, MicrosoftAdsOptions>

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { PINTEREST_EVENT_NAMES, skipReason, toPinterestRequest, type PinterestOptions } from './map.ts'
 import { fromPinterestResponse } from './response.ts'
 import { PINTEREST_API_VERSION } from './version.ts'
@@ -24,12 +24,7 @@ const options = strictOptions(
     accessToken: NonEmpty,
     testMode: v.optional(v.boolean('must be true or false')),
     eventNames: v.optional(perStandardEvent(eventName, 'Pinterest event names')),
-    baseUrl: v.optional(v.pipe(
-      v.string('must be a string'),
-      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://api.pinterest.com'),
-      v.url('must be an absolute http(s) URL such as https://api.pinterest.com'),
-      v.transform((url) => url.replace(/\/+$/, '')),
-    )),
+    baseUrl: v.optional(httpUrl('https://api.pinterest.com')),
   },
   'adAccountId and accessToken',
 ) satisfies v.GenericSchema<unknown, PinterestOptions>

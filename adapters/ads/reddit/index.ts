@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { CUSTOM_EVENT_NAME_MAX, TRACKING_TYPES } from './events.ts'
 import { skipReason, toRedditRequest, type RedditOptions } from './map.ts'
 import { fromRedditResponse } from './response.ts'
@@ -29,12 +29,7 @@ const options = strictOptions(
     accessToken: NonEmpty,
     testId: v.optional(NonEmpty),
     events: v.optional(perStandardEvent(v.optional(redditEvent), 'Reddit events')),
-    baseUrl: v.optional(v.pipe(
-      v.string('must be a string'),
-      v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://ads-api.reddit.com'),
-      v.url('must be an absolute http(s) URL such as https://ads-api.reddit.com'),
-      v.transform((url) => url.replace(/\/+$/, '')),
-    )),
+    baseUrl: v.optional(httpUrl('https://ads-api.reddit.com')),
   },
   'pixelId and accessToken',
 ) satisfies v.GenericSchema<unknown, RedditOptions>

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, TIKTOK_API_URL, skipReason, toTrackRequest, type TikTokEventMapping, type TikTokOptions } from './map.ts'
 import { fromTrackResponse } from './response.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
@@ -44,15 +44,7 @@ const options = strictOptions(
     accessToken: NonEmpty,
     testEventCode: v.optional(NonEmpty),
     events,
-    baseUrl: v.optional(
-      v.pipe(
-        v.string('must be a string'),
-        v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://business-api.tiktok.com'),
-        v.url('must be an absolute http(s) URL such as https://business-api.tiktok.com'),
-        v.transform((url) => url.replace(/\/+$/, '')),
-      ),
-      TIKTOK_API_URL,
-    ),
+    baseUrl: v.optional(httpUrl('https://business-api.tiktok.com'), TIKTOK_API_URL),
   },
   'pixelCode and accessToken',
 ) satisfies v.GenericSchema<unknown, TikTokOptions>

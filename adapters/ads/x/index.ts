@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
-import { perStandardEvent } from '../../shared/options.ts'
+import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { authorizeX } from './auth.ts'
 import { X_ADS_API_URL, skipReason, toXRequest, type XOptions } from './map.ts'
 import { fromXResponse } from './response.ts'
@@ -38,13 +38,7 @@ const options = v.pipe(
       ),
       events,
       testEventId: v.optional(eventId('an X event id kept for tests')),
-      baseUrl: v.optional(v.pipe(
-        v.string('must be a string'),
-        v.trim(),
-        v.regex(/^https?:\/\//i, 'must be an absolute http(s) URL such as https://ads-api.x.com'),
-        v.url('must be an absolute http(s) URL such as https://ads-api.x.com'),
-        v.transform((url) => url.replace(/\/+$/, '')),
-      ), X_ADS_API_URL),
+      baseUrl: v.optional(httpUrl('https://ads-api.x.com'), X_ADS_API_URL),
     },
     'consumerKey, consumerSecret, accessToken, accessTokenSecret, pixelId and events',
   ),

@@ -17,10 +17,7 @@ export const OverlapMinutes = v.optional(v.pipe(v.number('must be a number of mi
 export const InitialLookbackDays = v.optional(v.pipe(v.number('must be a number of days'), v.integer('must be a whole number of days'), v.minValue(1, 'must be at least 1 day'), v.maxValue(365, 'must be at most 365 days')), 30)
 
 /** An absolute http(s) URL without a trailing slash: the CRM's API, a proxy, or a fake server. */
-export function httpUrl(example: string) {
-  const message = `must be an absolute http(s) URL such as ${example}`
-  return v.pipe(v.string('must be a string'), v.trim(), v.regex(/^https?:\/\//i, message), v.url(message), v.transform((url: string) => url.replace(/\/+$/, '')))
-}
+export { httpUrl } from '../../shared/options.ts'
 
 export function pageSize(min: number, max: number, fallback: number) {
   return v.optional(v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`)), fallback)
