@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 import type { ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
 
@@ -19,12 +18,12 @@ export const Conversion = defineEntity({
     { properties: ['siteId', 'orderId'] },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     siteId: p.string().length(64),
     messageId: p.string().length(255),
     /**
      * `trusted` (private-key intake, a verified webhook) or `public` (the tracking script, an unsigned webhook). A
-     * public conversion is sent to the platforms under a distinct event id (core/delivery/event-id.ts).
+     * public conversion is sent to the platforms under a distinct event id (core/delivery/trust.ts).
      */
     trust: p.string().length(16).default('trusted'),
     source: p.string().length(64),
@@ -61,7 +60,7 @@ export const Conversion = defineEntity({
     resolvedAt: p.datetime(6).nullable(),
     /** accepted | unmapped | held → released | dropped | expired */
     state: p.string().length(16),
-    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    createdAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type IConversion = InferEntity<typeof Conversion>

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
@@ -18,7 +17,7 @@ export const Delivery = defineEntity({
     { name: 'deliveries_unsettled_index', expression: 'create index "deliveries_unsettled_index" on "deliveries" ("site_id", "created_at") where "status" in (\'pending\', \'retrying\')' },
   ],
   properties: {
-    id: p.uuid().primary().onCreate(() => randomUUID()),
+    id: p.uuid().primary(),
     conversionId: p.uuid(),
     siteId: p.string().length(64),
     provider: p.string().length(32),
@@ -28,12 +27,12 @@ export const Delivery = defineEntity({
     httpStatus: p.integer().nullable(),
     /** The platform's own message, or why it was skipped or failed. */
     error: p.text().nullable(),
-    nextAttemptAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
+    nextAttemptAt: p.datetime(6).defaultRaw('now()'),
     lockedUntil: p.datetime(6).nullable(),
     lastDurationMs: p.integer().nullable(),
     sentAt: p.datetime(6).nullable(),
-    createdAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()),
-    updatedAt: p.datetime(6).defaultRaw('now()').onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p.datetime(6).defaultRaw('now()'),
+    updatedAt: p.datetime(6).defaultRaw('now()'),
   },
 })
 export type IDelivery = InferEntity<typeof Delivery>
