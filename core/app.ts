@@ -101,6 +101,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const applied = await runMigrations()
     if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
     const sites = await syncSites(orm, config.sites, logger)
+    const prepared = await createPreparedRunner(orm)
 
     const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname })
     const app = new H3({
@@ -114,7 +115,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     })
     app.use(declaredBodyLimit(config.server.bodyLimit))
 
-    const verifier = createKeyVerifier({ orm, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
+    const verifier = createKeyVerifier({ prepared, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
       admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote }),
@@ -122,13 +123,12 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
     installAdminRoutes({
-      routes, orm, sites, verifier, callHook,
+      routes, prepared, sites, verifier, callHook,
       scriptHost: config.server.cdnUrl ?? baseUrl,
       apiBase: baseUrl,
       migrate: runMigrations,
       status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
-    const prepared = await createPreparedRunner(orm)
     installDeliveryRoutes(routes, prepared, sites)
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 

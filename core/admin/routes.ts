@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import type { MikroORM } from '@mikro-orm/postgresql'
 import { createKey, deleteKeyByPrefix, listKeys } from '../auth/keys.ts'
+import type { RunPrepared } from '../db/prepared.ts'
 import type { KeyVerifier } from '../auth/verifier.ts'
 import type { DcgateHooks } from '../hooks.ts'
 import { apiError } from '../http/errors.ts'
@@ -10,7 +10,7 @@ import { scriptTag } from '../sites/script-tag.ts'
 
 export interface AdminDeps {
   routes: RouteTable
-  orm: MikroORM
+  prepared: RunPrepared
   sites: SiteDirectory
   verifier: KeyVerifier
   /** Calls a hook without letting a failing listener break the response. */
@@ -32,7 +32,7 @@ const tags = ['Admin']
 
 /** The admin API the `dcgate` CLI talks to (the server is the only writer of the embedded database). */
 export function installAdminRoutes(deps: AdminDeps): void {
-  const { routes, orm, sites } = deps
+  const { routes, prepared, sites } = deps
   const site = (id: string): ActiveSite => {
     const found = sites.byId(id)
     if (!found) throw apiError(404, { message: `Unknown site "${id}"; configured sites: ${sites.list().map((s) => s.id).join(', ') || '(none)'}` })
@@ -66,13 +66,13 @@ export function installAdminRoutes(deps: AdminDeps): void {
   routes.add({
     method: 'GET', path: '/admin/api/sites/:id/keys', auth: 'admin', tags, summary: 'List a site\'s private keys (prefixes only)',
     params: SiteParams,
-    handler: async (_event, { params }) => ({ keys: await listKeys(orm.em.fork(), site(params.id).id) }),
+    handler: async (_event, { params }) => ({ keys: await listKeys(prepared, site(params.id).id) }),
   })
   routes.add({
     method: 'POST', path: '/admin/api/sites/:id/keys', auth: 'admin', tags, summary: 'Create a private key (shown in full once)',
     params: SiteParams, body: CreateKeyBody,
     handler: async (event, { params, body }) => {
-      const { key, summary: created } = await createKey(orm.em.fork(), site(params.id).id, body.name)
+      const { key, summary: created } = await createKey(prepared, site(params.id).id, body.name)
       event.res.status = 201
       return { key, ...created }
     },
@@ -82,7 +82,7 @@ export function installAdminRoutes(deps: AdminDeps): void {
     params: KeyParams,
     handler: async (_event, { params }) => {
       const s = site(params.id)
-      const result = await deleteKeyByPrefix(orm.em.fork(), s.id, params.prefix)
+      const result = await deleteKeyByPrefix(prepared, s.id, params.prefix)
       if ('error' in result) {
         if (result.error === 'ambiguous') throw apiError(409, { message: `${result.matches} keys of site "${s.id}" start with ${params.prefix}; give more characters` })
         throw apiError(404, { message: `No key of site "${s.id}" starts with ${params.prefix}` })

@@ -1,13 +1,14 @@
 import { LRUCache } from 'lru-cache'
-import type { MikroORM } from '@mikro-orm/postgresql'
+import type { RunPrepared } from '../db/prepared.ts'
 import type { Storage } from 'unstorage'
 import type { ActiveSite, SiteDirectory } from '../sites/directory.ts'
 import { hashKey } from './keys.ts'
+import { findKeyByHash, touchKey } from './queries.ts'
 
 export interface VerifiedKey { keyId: string, site: ActiveSite }
 
 export interface KeyVerifierOptions {
-  orm: MikroORM
+  prepared: RunPrepared
   sites: SiteDirectory
   /**
    * Redis-backed storage shared by every instance: verdicts are cached there, so a deletion is seen
@@ -45,7 +46,7 @@ const LOCAL_ENTRIES = 100_000
 const REVOKE_AGAIN_MS = 2000
 
 export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
-  const { orm, sites, shared, onBackgroundError } = options
+  const { prepared, sites, shared, onBackgroundError } = options
   const validTtl = options.validTtlMs ?? 5 * 60_000
   const invalidTtl = options.invalidTtlMs ?? 30_000
   const touchInterval = options.touchIntervalMs ?? 60_000
@@ -64,8 +65,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
     const at = now()
     if (at - (lastTouched.get(keyId) ?? 0) < touchInterval) return
     lastTouched.set(keyId, at)
-    orm.em.getConnection().execute('update api_keys set last_used_at = now() where id = ?', [keyId], 'run')
-      .catch(onBackgroundError)
+    touchKey(prepared, keyId).catch(onBackgroundError)
   }
 
   /** The verdict an unexpired entry gives; a key whose site left the config is refused. */
@@ -88,10 +88,8 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
       const hash = hashKey(key)
       const cached = await read(hash)
       if (cached && cached.x > now()) return fromEntry(cached)
-      const rows = await orm.em.getConnection().execute<{ id: string, site_id: string }[]>(
-        'select id, site_id from api_keys where hash = ?', [hash], 'all',
-      )
-      const entry = { k: rows[0]?.id ?? null, s: rows[0]?.site_id ?? null }
+      const row = await findKeyByHash(prepared, hash)
+      const entry = { k: row?.id ?? null, s: row?.site_id ?? null }
       await remember(hash, entry, entry.k ? validTtl : invalidTtl)
       return fromEntry({ ...entry, x: Number.POSITIVE_INFINITY })
     },

@@ -36,9 +36,11 @@ interface KnexClient { acquireConnection: () => Promise<PgClient>, releaseConnec
 export async function createPreparedRunner(orm: MikroORM): Promise<RunPrepared> {
   const [server] = await orm.em.getConnection().execute<{ version: string }[]>('select version() as version')
   const named = !server?.version.includes('PGlite')
-  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient
+  const database = orm.em.getConnection()
   const limited = queriesLimited(orm)
   return async <R extends object>(statement: PreparedStatement, values: readonly unknown[]) => {
+    // Looked up per call: a reconnect (orm.close, orm.connect) replaces knex's client and its pool.
+    const client = database.getKnex().client as unknown as KnexClient
     const connection = await client.acquireConnection()
     try {
       const run = () => connection.query({ ...(named && statement.reusePlan !== false ? { name: statement.name } : {}), text: statement.text, values: [...values] })

@@ -13,7 +13,7 @@ describe('key cache windows', () => {
   beforeAll(async () => {
     app = await bootTestApp()
     // A verifier on the app's own database and storage, with a clock the test moves.
-    verifier = createKeyVerifier({ orm: app.dcgate.database.orm, shared: onRedis ? app.dcgate.storage : undefined, sites: app.dcgate.context.sites, onBackgroundError: () => {}, now: () => clock })
+    verifier = createKeyVerifier({ prepared: app.dcgate.context.prepared, shared: onRedis ? app.dcgate.storage : undefined, sites: app.dcgate.context.sites, onBackgroundError: () => {}, now: () => clock })
   })
   afterAll(() => app?.close())
 
