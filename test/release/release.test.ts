@@ -6,6 +6,7 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
+import { CrmAuthError } from '../../adapters/crm/shared/errors.ts'
 
 // The qualification gate end to end: a when-qualified conversion is held (nothing sent), released by the endpoint
 // or by a CRM poller as crm_qualified with its original click ids, exactly once.
@@ -16,10 +17,13 @@ let copKey: string
 let secret: string
 /** What the test CRM calls qualified; the poller below reads it like a CRM search. */
 const crmQualified: { email: string, eventName: string }[] = []
+/** What the next poll throws, when set. */
+let pollFailure: unknown
 const testCrm = defineCrmPoller({
   name: 'testcrm', apiVersion: 'v1', intervalSeconds: 300,
   options: v.object({ baseUrl: v.optional(v.string()) }),
   poll: async (_options, cursor) => {
+    if (pollFailure) throw pollFailure
     const from = Number(cursor ?? 0)
     return { qualified: crmQualified.slice(from), cursor: String(crmQualified.length) }
   },
@@ -183,5 +187,23 @@ describe('CRM pollers', () => {
     await expect.poll(() => sentFor('crm-1').length).toBe(1)
     const [state] = await sql<{ cursor: string, last_error: string | null }[]>(`select cursor, last_error from crm_poll_state where site_id = 'shop' and poller = 'testcrm'`)
     expect(state).toEqual({ cursor: String(crmQualified.length), last_error: null })
+  })
+
+  it('stores why a poll failed: a poller\'s own error with its message, anything else without it (it may quote an email)', async () => {
+    const lastError = async () => (await sql<{ last_error: string | null }[]>(`select last_error from crm_poll_state where site_id = 'shop' and poller = 'testcrm'`))[0]?.last_error
+    try {
+      pollFailure = new TypeError('cannot read the lead of pii.person@example.com')
+      await sql(`update crm_poll_state set next_run_at = now()`)
+      await expect.poll(lastError, { timeout: 15_000, interval: 200 }).toBe('TypeError (message withheld: it may quote personal data)')
+      pollFailure = new CrmAuthError('testcrm', 'TestCRM refused the token: create a new one', { status: 401 })
+      await sql(`update crm_poll_state set next_run_at = now()`)
+      await expect.poll(lastError, { timeout: 15_000, interval: 200 }).toBe('TestCRM refused the token: create a new one')
+      // Credentials that need the operator are tried again in an hour, not at the next round.
+      const [next] = await sql<{ later: boolean }[]>(`select next_run_at > now() + interval '59 minutes' as later from crm_poll_state where site_id = 'shop' and poller = 'testcrm'`)
+      expect(next).toEqual({ later: true })
+    }
+    finally {
+      pollFailure = undefined
+    }
   })
 })

@@ -1,5 +1,6 @@
 /** Held conversions: release, list, drop, expire, erase. */
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
+import { oneOff } from './one-off.ts'
 
 /**
  * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms, $6 the email's SHA-256
@@ -40,9 +41,6 @@ export async function releaseHeldRows(
   const rows = await prepared<{ id: string }>(RELEASE_HELD, [held.siteId, held.event, held.email, held.expireAfterDays, held.platforms, held.emailHash])
   return rows.map((r) => r.id)
 }
-
-/** Admin and background statements: rare, so planned per call. */
-const oneOff = (text: string, timeoutMs?: number): PreparedStatement => ({ name: '', text, reusePlan: false, timeoutMs })
 
 /** $1 expiry in days, $2 site, $3 state. A site's held conversions in one state, newest first (at most 500). */
 const LIST_HELD = oneOff(`select id, message_id, event, standard_event, held_email as email, value, currency, order_id, session_id, state as status,

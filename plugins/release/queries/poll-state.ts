@@ -1,8 +1,6 @@
 /** Each site's CRM pollers' turns and cursors (crm_poll_state): one instance polls a given CRM at a time. */
-import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
-
-/** A few statements per poller and round: planned per call. */
-const oneOff = (text: string): PreparedStatement => ({ name: '', text, reusePlan: false })
+import type { RunPrepared } from '../../../core/db/prepared.ts'
+import { oneOff } from './one-off.ts'
 
 /** $1 site, $2 poller. The poller's row, created on its first run. */
 const ENSURE_ROW = oneOff(`insert into crm_poll_state (site_id, poller) values ($1, $2) on conflict do nothing`)
