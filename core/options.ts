@@ -8,12 +8,13 @@ import * as v from 'valibot'
 /**
  * A strict object with the house messages: an unknown key is `unknown key (check its spelling)` (or `unknownKey`,
  * for a hint of the adapter's own), a missing required key `is required`, anything else not an object
- * `must be an object with <whatItIs>`, e.g. `strictOptions({ pixelId, accessToken }, 'pixelId and accessToken')`.
+ * `must be an object with <whatItIs>` (`must be an object` without it), e.g.
+ * `strictOptions({ pixelId, accessToken }, 'pixelId and accessToken')`. The config's own sections use it too.
  */
-export function strictOptions<const E extends v.ObjectEntries>(entries: E, whatItIs: string, unknownKey = 'unknown key (check its spelling)') {
+export function strictOptions<const E extends v.ObjectEntries>(entries: E, whatItIs?: string, unknownKey = 'unknown key (check its spelling)') {
   return v.strictObject(entries, (issue) => {
     if (issue.expected === 'never') return unknownKey
     if (issue.expected?.startsWith('"')) return 'is required'
-    return `must be an object with ${whatItIs}`
+    return whatItIs ? `must be an object with ${whatItIs}` : 'must be an object'
   })
 }

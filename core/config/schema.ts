@@ -1,17 +1,12 @@
 import * as v from 'valibot'
+import { strictOptions } from '../options.ts'
 import { proxyEntryProblem } from '../http/client-ip.ts'
 
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
 
 /** Objects reject unknown keys, so a misspelt key (`sever:`, `destinaton:`) stops boot instead of being ignored. */
-export function strict<const E extends v.ObjectEntries>(entries: E) {
-  return v.strictObject(entries, (issue) => {
-    if (issue.expected === 'never') return 'unknown key (check its spelling)'
-    if (issue.expected?.startsWith('"')) return 'is required'
-    return 'must be an object'
-  })
-}
+export const strict = <const E extends v.ObjectEntries>(entries: E) => strictOptions(entries)
 
 const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
 export const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
