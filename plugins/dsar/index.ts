@@ -5,7 +5,7 @@ import { addConversionEraser } from './erase/conversions.ts'
 import { addIdentifiedUserEraser } from './erase/identified-users.ts'
 import { addOutboxEraser } from './erase/outbox.ts'
 import { addVisitEraser } from './erase/visits.ts'
-import { createDsarJobs } from './jobs.ts'
+import { scheduleDsarJobs } from './jobs.ts'
 import { addConfirmRoute } from './routes/confirm.ts'
 import { addEmbedRoute } from './routes/embed.ts'
 import { addPrivateRoute } from './routes/private.ts'
@@ -37,10 +37,8 @@ export default definePlugin({
     addProofRoutes(ctx, dsar)
     addEmbedRoute(ctx)
 
-    const jobs = createDsarJobs(ctx, dsar)
-    ctx.hooks.hook('app:ready', () => jobs.start())
+    scheduleDsarJobs(ctx, dsar)
     ctx.hooks.hook('app:close', async () => {
-      await jobs.stop()
       await dsar.settle()
       mailer.close()
     })

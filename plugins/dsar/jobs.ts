@@ -1,4 +1,3 @@
-import { reportError } from '../../core/hooks.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import { claimCompletionMails, findStalledErasures, forgetEmailKeys, hardPurgeRequests } from './queries/requests.ts'
 import { CLAIM_MINUTES, logEntry, REPEAT_WINDOW_HOURS } from './requests.ts'
@@ -19,21 +18,21 @@ export interface MaintenanceResult {
 }
 
 /**
- * The deletion requests' scheduled work, hourly and once at start. Every step claims its rows with one conditional
- * UPDATE … RETURNING, so with several instances each row is handled by exactly one of them:
+ * The deletion requests' scheduled work, hourly and once at start. Steps 1-4 run as one cluster job (one instance
+ * an hour); each also claims its rows with one conditional UPDATE … RETURNING, so two instances running it at once
+ * still handle each row once:
  *   1. erasures left in processing whose claim ran out (a failed data store, a crash) run again;
  *   2. completion mails that failed are sent again (until the purge);
  *   3. the 24-hour keyed email hash, once its window has passed, is removed;
  *   4. the hard purge: at hard_purge_at (30 days after receipt), whatever personal data of the request remains
  *      (the raw email of a request never confirmed or whose completion mail never went out, the keyed hash, the
  *      token hash) is removed. The proof stays answerable, with the masked email.
- *   5. outbox mails (<dataDir>/outbox/, no SMTP configured) older than mail.outboxRetentionDays are deleted.
+ *   5. outbox mails (<dataDir>/outbox/, no SMTP configured) older than mail.outboxRetentionDays are deleted, by
+ *      every instance in its own data dir (an instance job).
  * dcgate erases in place (rows deleted or columns cleared at once), so no soft-deleted rows wait for the purge.
  */
 export function createDsarJobs(ctx: PluginContext, dsar: Dsar) {
   const sql = dsar.store.sql
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<MaintenanceResult> | undefined
 
   async function retryErasures(): Promise<number> {
     const due = await findStalledErasures(sql, BATCH)
@@ -61,30 +60,22 @@ export function createDsarJobs(ctx: PluginContext, dsar: Dsar) {
     return expired
   }
 
-  /** One round of every step; rounds never overlap within an instance. */
-  function tick(): Promise<MaintenanceResult> {
-    running ??= (async () => {
-      try {
-        return { retried: await retryErasures(), mailed: await retryCompletionMails(), purged: await purge(), outboxExpired: await expireOutbox() }
-      }
-      finally {
-        running = undefined
-      }
-    })()
-    return running
-  }
+  /** Steps 1-4: the requests' rows. */
+  const requests = async () => ({ retried: await retryErasures(), mailed: await retryCompletionMails(), purged: await purge() })
 
   return {
-    tick,
-    start() {
-      const round = () => void tick().catch((error: unknown) => reportError(ctx.hooks, ctx.logger, error, { source: 'dsar:jobs' }))
-      round()
-      timer = setInterval(round, HOUR_MS)
-      timer.unref()
-    },
-    async stop() {
-      clearInterval(timer)
-      await running?.catch(() => undefined)
-    },
+    requests,
+    expireOutbox,
+    /** One round of every step, as both jobs run them (tests: another instance's round). */
+    tick: async (): Promise<MaintenanceResult> => ({ ...await requests(), outboxExpired: await expireOutbox() }),
+  }
+}
+
+/** Runs the jobs hourly from app:ready (core/jobs/scheduler.ts stops and awaits them at app:close). */
+export function scheduleDsarJobs(ctx: PluginContext, dsar: Dsar) {
+  const jobs = createDsarJobs(ctx, dsar)
+  return {
+    requests: ctx.schedule({ name: 'dsar:requests', everyMs: HOUR_MS, run: jobs.requests }),
+    outbox: ctx.schedule({ name: 'dsar:outbox-retention', everyMs: HOUR_MS, scope: 'instance', run: jobs.expireOutbox }),
   }
 }

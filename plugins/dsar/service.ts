@@ -1,4 +1,4 @@
-import { callHookSafe, reportError } from '../../core/hooks.ts'
+import { callHookSafe } from '../../core/hooks.ts'
 import { sha256Hex } from '../../core/identity/hash.ts'
 import type { Mailer } from '../../core/mail/mailer.ts'
 import type { PluginContext } from '../../core/plugin.ts'
@@ -29,7 +29,7 @@ export function createDsar(ctx: PluginContext, mailer: Mailer) {
 
   function background(source: string, task: () => Promise<void>): void {
     const running: Promise<void> = task()
-      .catch((error: unknown) => reportError(ctx.hooks, ctx.logger, error, { source }))
+      .catch((error: unknown) => ctx.report(error, { source }))
       .finally(() => pending.delete(running))
     pending.add(running)
   }

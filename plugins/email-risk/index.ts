@@ -4,7 +4,7 @@ import { createEmailCheck } from './check.ts'
 import { EmailCheckMonth, EmailCheckQuota, EmailRiskResult } from './entities.ts'
 import { addListeners } from './listeners.ts'
 import { EmailRiskOptionsSchema, resolveEmailRiskOptions, type EmailRiskOptions, type EmailRiskOptionsInput } from './options.ts'
-import { createQuota } from './quota.ts'
+import { scheduleQuota } from './quota.ts'
 import { addUsageAdminRoute } from './usage-route.ts'
 import { addEmailCheckRoute } from './route.ts'
 
@@ -27,7 +27,7 @@ export function createEmailRiskPlugin(inline?: EmailRiskOptionsInput): PluginDef
       const options = inline ? resolveEmailRiskOptions(inline) : configured
       const assessor = createEmailAssessor(ctx.storage, options)
       const checks = createEmailCheck(ctx, assessor, options)
-      const quota = createQuota(ctx)
+      const quota = scheduleQuota(ctx)
       addEmailCheckRoute(ctx, { checks, quota })
       addUsageAdminRoute(ctx, quota)
       addListeners(ctx, { assessor, checks })

@@ -58,10 +58,9 @@ export function createQuota(ctx: PluginContext): Quota {
     unwritten = new Map()
     if (batch.size === 0) return
     await run(batch, () => true).catch((error: unknown) => {
-      // Put the counts back for the next flush; the check was answered already.
+      // Put the counts back for the next flush (the next check's, or the retry job's); the check was answered already.
       for (const [siteId, n] of batch) unwritten.set(siteId, (unwritten.get(siteId) ?? 0) + n)
-      void ctx.hooks.callHook('error', error, { source: 'email-risk:quota' })
-      flushTimer ??= setTimeout(() => void flush(), 1000)
+      ctx.report(error, { source: 'email-risk:quota' })
     })
   }
 
@@ -102,6 +101,16 @@ export function createQuota(ctx: PluginContext): Quota {
     },
     flush,
   }
+}
+
+/** Counts a failed flush put back are written again within this long, even when no check comes to flush them. */
+const RETRY_MS = 1000
+
+/** The quota, with its retry of failed flushes as an instance job (the counts wait in this process's memory). */
+export function scheduleQuota(ctx: PluginContext): Quota {
+  const quota = createQuota(ctx)
+  ctx.schedule({ name: 'email-risk:quota-flush', everyMs: RETRY_MS, scope: 'instance', atStart: false, run: quota.flush })
+  return quota
 }
 
 function quotaExceeded() {
