@@ -1,7 +1,7 @@
 import { definePlugin } from '../../core/plugin.ts'
 import { apiError } from '../../core/http/errors.ts'
-import { ConversionRequest, ConversionResponse } from './schema.ts'
-import { toConversionInput } from './to-input.ts'
+import { ConversionRequest, toConversionInput } from '../../core/intake/conversion-request.ts'
+import { ConversionResponse } from './schema.ts'
 import { addSourceRoute } from './sources-route.ts'
 
 /** Bumped when the meaning of the intake request or response changes (spec: v<year>-<month>). */
