@@ -83,8 +83,12 @@ export function pollContext(overrides: Partial<CrmPollContext> = {}): CrmPollCon
   return { fetch: globalThis.fetch, cache: memoryCache(), signal: AbortSignal.timeout(15_000), now: () => CONTRACT_NOW, ...overrides }
 }
 
+/** The pollers this suite ran for in this test file: test/crm/crm-pollers.test.ts checks every registered one did. */
+export const contractsRun = new Set<CrmPollerDefinition<any>>()
+
 export function testCrmPoller<O>(contract: CrmPollerContract<O>): void {
   const { poller } = contract
+  contractsRun.add(poller as CrmPollerDefinition<any>)
   let crm: ContractCrm
   let ctx: CrmPollContext
   const resolve = (raw: unknown): O => v.parse(poller.options, raw)

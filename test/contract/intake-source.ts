@@ -71,7 +71,11 @@ export interface IntakeSourceContract<O> {
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 
+/** The sources this suite ran for in this test file: test/sources/intake-sources.test.ts checks every registered one did. */
+export const contractsRun = new Set<IntakeSourceDefinition<any>>()
+
 export function testIntakeSource<O>(contract: IntakeSourceContract<O>): void {
+  contractsRun.add(contract.source as IntakeSourceDefinition<any>)
   const { source, fixtures } = contract
   const now = contract.now ?? new Date()
   const options = v.parse(source.options, contract.options)

@@ -1,4 +1,4 @@
-import { readdirSync, existsSync, readFileSync } from 'node:fs'
+import { readdirSync, existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { createRegistry, defineAdPlatform, defineCrmPoller, defineIntakeSource } from '../../core/registry.ts'
@@ -104,22 +104,5 @@ describe('shipped adapters', () => {
       }
     }
   })
-
-  // Every implementation runs its kind's shared contract suite (CONVENTIONS rule 3). Ad platforms: every registered
-  // one is run by test/adapters/ad-platforms.test.ts, which fails for one without a suite.
-  const suites = [
-    { folder: 'crm', tests: 'crm', suite: 'testCrmPoller' },
-    { folder: 'sources', tests: 'sources', suite: 'testIntakeSource' },
-  ] as const
-  for (const { folder, tests, suite } of suites) {
-    it(`gives every folder under adapters/${folder} a test that runs ${suite}`, () => {
-      const dir = new URL(`../../adapters/${folder}/`, import.meta.url)
-      const names = existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory() && !NOT_ADAPTERS[folder]?.includes(d.name)).map((d) => d.name) : []
-      for (const name of names) {
-        const file = new URL(`../${tests}/${name}.test.ts`, import.meta.url)
-        expect(existsSync(file), `test/${tests}/${name}.test.ts is missing`).toBe(true)
-        expect(readFileSync(file, 'utf8'), `test/${tests}/${name}.test.ts does not call ${suite}`).toMatch(new RegExp(`${suite}(<[^>]*>)?\\(`))
-      }
-    })
-  }
+  // Each kind's contract suite runs for every registered adapter: test/contract/registered.ts.
 })
