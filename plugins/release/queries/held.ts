@@ -4,18 +4,22 @@ import { oneOff } from './one-off.ts'
 
 /**
  * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms, $6 the email's SHA-256
- * (an integrator that sent the email already hashed). Claims every matching held
- * row oldest first (skip locked: a concurrent identical release takes none of them), marks it released as
+ * (an integrator that sent the email already hashed). Claims every matching held row oldest first, marks it released as
  * `crm_qualified`, and writes its outbox rows; the delivery worker sends them like any other delivery. The gates
  * the conversion passed at capture apply again here: a bot or a denied consent is recorded as skipped.
+ * Two identical releases at once (a CRM retrying, two pollers) are one after the other: the first takes a transaction
+ * lock on (site, event, email), the second waits for it and then finds the rows released (its row locks re-read them).
+ * Row locks alone let each take some of the rows, and both answer 200.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v3',
-  text: `with claimed as (
-      select id from conversions
+  name: 'dcgate_release_held_v4',
+  text: `with one_at_a_time as materialized (
+      select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2 || chr(31) || $3, 0))
+    ), claimed as (
+      select id from conversions cross join one_at_a_time
       where site_id = $1 and event = $2 and state = 'held' and created_at > now() - make_interval(days => $4::int)
         and (held_email = $3 or (held_email is null and identity ->> 'email' = $6))
-      order by created_at, id for update skip locked
+      order by created_at, id for update of conversions skip locked
     ), released as (
       update conversions c set state = 'released', resolved_at = now(), confirmation = 'crm_qualified', held_email = null,
         -- With no platform to send to, IP and browser are no longer needed; otherwise the last delivery clears them.
