@@ -53,7 +53,10 @@ export function unexpectedAnswer(crm: string, answer: CrmAnswer, fallbackWaitMs:
 
 /** A 2xx answer whose body is not what the API documents (a proxy page, a changed API). Retryable: it may be transient. */
 export function unreadableAnswer(crm: string, answer: CrmAnswer, expected: string): CrmPollError {
-  return new CrmPollError(crm, `${label(crm)} answered HTTP ${answer.status} without ${expected}: ${bodySnippet(answer.text) || 'empty body'}`, { status: answer.status, retryable: true })
+  // No snippet of the body: a 2xx answer of a CRM is its contacts and deals, and this message is logged and stored
+  // (crm_poll_state.last_error). Its size and first character say enough to tell HTML from truncated JSON.
+  const shape = answer.text.length === 0 ? 'an empty body' : `${answer.text.length} bytes starting with ${JSON.stringify(answer.text.trimStart().charAt(0))}`
+  return new CrmPollError(crm, `${label(crm)} answered HTTP ${answer.status} without ${expected}: ${shape}`, { status: answer.status, retryable: true })
 }
 
 // --- internal ---
