@@ -8,13 +8,12 @@ import { withoutStatement } from './loggable-error.ts'
 import { connectionSettings, createQueryGuard, registerQueryGuard, withoutStatementTimeout, type DatabaseTimeouts } from './timeouts.ts'
 import { Site } from './entities/site.ts'
 import { ApiKey } from './entities/api-key.ts'
-import { Visit } from '../delivery/entities/visit.ts'
 import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Visit, Conversion, Delivery, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, JobLease]
 
 export interface Database {
   orm: MikroORM

@@ -10,7 +10,7 @@ import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
 import { addDeadLetterEraser } from './erase.ts'
 import { CaptureOptions } from './options.ts'
-import { IdentifiedUser, PageEvent } from './entities.ts'
+import { IdentifiedUser, PageEvent, Visit } from './entities.ts'
 
 /**
  * Capture: the tracking script and what it sends. GET /script, POST /collect, /identify and /collect/worker;
@@ -20,7 +20,7 @@ import { IdentifiedUser, PageEvent } from './entities.ts'
 export default definePlugin({
   name: 'capture',
   options: CaptureOptions,
-  entities: [PageEvent, IdentifiedUser],
+  entities: [Visit, PageEvent, IdentifiedUser],
   async setup(ctx, options) {
     const { config, logger } = ctx
     const intel = await createVisitIntel({ geoDatabase: options.geoDatabase, dataDir: config.dataDir, logger })

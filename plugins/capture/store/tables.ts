@@ -30,46 +30,81 @@ export const EVENT_COLUMNS = {
 
 /** The visit as one request saw it; merged into the stored row (counts add up, the first landing page stays). */
 export const VISIT_COLUMNS = {
-  site_id: column<string>('text'),
-  session_id: column<string>('text'),
-  visitor_id: column<string | null>('text', { update: 'newer' }),
+  site_id: column<string>('text', { entity: p.string().length(64) }),
+  /** The dc_session_id the tracking script sends. */
+  session_id: column<string>('text', { entity: p.string().length(128) }),
+  /** The script's long-lived first-party visitor id. */
+  visitor_id: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
   // The visit spans its stored hits, this row, and the events the same statement inserted (`c`).
-  started_at: column<number>('epoch_ms', { insert: 'least(s.started_at, c.first_at)', update: { sql: 'least(v.started_at, excluded.started_at)' } }),
-  ended_at: column<number>('epoch_ms', { insert: 'greatest(s.ended_at, c.last_at)', update: { sql: 'greatest(v.ended_at, excluded.ended_at)' } }),
-  ip_address: column<string | null>('text', { update: 'newer' }),
-  user_agent: column<string | null>('text', { update: 'newer' }),
-  country: column<string | null>('text', { update: 'newer' }),
-  city: column<string | null>('text', { update: 'newer' }),
-  isp: column<string | null>('text', { update: 'newer' }),
-  organization: column<string | null>('text', { update: 'newer' }),
-  asn: column<number | null>('int', { update: 'newer' }),
-  is_vpn: column<boolean>('boolean', { update: 'latest' }),
-  is_proxy: column<boolean>('boolean', { update: 'latest' }),
-  is_tor: column<boolean>('boolean', { update: 'latest' }),
-  is_hosting: column<boolean>('boolean', { update: 'latest' }),
-  platform: column<string | null>('text', { update: 'newer' }),
-  browser: column<string | null>('text', { update: 'newer' }),
-  os: column<string | null>('text', { update: 'newer' }),
+  started_at: column<number>('epoch_ms', {
+    entity: p.datetime(6).defaultRaw('now()'),
+    insert: 'least(s.started_at, c.first_at)',
+    update: { sql: 'least(v.started_at, excluded.started_at)' },
+  }),
+  ended_at: column<number>('epoch_ms', {
+    entity: p.datetime(6).nullable(),
+    insert: 'greatest(s.ended_at, c.last_at)',
+    update: { sql: 'greatest(v.ended_at, excluded.ended_at)' },
+  }),
+  ip_address: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
+  user_agent: column<string | null>('text', { entity: p.text().nullable(), update: 'newer' }),
+  country: column<string | null>('text', { entity: p.string().length(2).nullable(), update: 'newer' }),
+  city: column<string | null>('text', { entity: p.string().nullable(), update: 'newer' }),
+  isp: column<string | null>('text', { entity: p.string().nullable(), update: 'newer' }),
+  organization: column<string | null>('text', { entity: p.string().nullable(), update: 'newer' }),
+  asn: column<number | null>('int', { entity: p.integer().nullable(), update: 'newer' }),
+  is_vpn: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
+  is_proxy: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
+  is_tor: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
+  is_hosting: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
+  platform: column<string | null>('text', { entity: p.string().length(32).nullable(), update: 'newer' }),
+  browser: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
+  os: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
   // The newest verdict wins: later hits carry more signals (interactions) than the first.
-  is_bot: column<boolean>('boolean', { update: 'latest' }),
-  bot_reasons: column<string[]>('jsonb', { update: 'latest' }),
-  referrer: column<string | null>('text', { update: 'first' }),
-  landing_url: column<string | null>('text', { update: 'first' }),
-  click_ids: column<Record<string, string>>('jsonb', { update: { sql: 'v.click_ids || excluded.click_ids' } }),
-  consent: column<string>('text', { update: { sql: `case when excluded.consent = 'unknown' then v.consent else excluded.consent end` } }),
-  device_hash: column<string | null>('text', { update: 'newer' }),
+  is_bot: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
+  /** Short stable codes (plugins/capture/intel/README.md); empty for a person. */
+  bot_reasons: column<string[]>('jsonb', { entity: p.json<string[]>().defaultRaw(`'[]'::jsonb`), update: 'latest' }),
+  referrer: column<string | null>('text', { entity: p.text().nullable(), update: 'first' }),
+  landing_url: column<string | null>('text', { entity: p.text().nullable(), update: 'first' }),
+  click_ids: column<Record<string, string>>('jsonb', {
+    entity: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),
+    update: { sql: 'v.click_ids || excluded.click_ids' },
+  }),
+  consent: column<string>('text', {
+    entity: p.string().length(16).default('unknown'),
+    update: { sql: `case when excluded.consent = 'unknown' then v.consent else excluded.consent end` },
+  }),
+  /** The browser's device fingerprint (SHA-256 hex), erasable. */
+  device_hash: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
 }
 
 /** The columns of visits the flush computes instead of carrying them in the row (`c`: the events it inserted). */
 export const VISIT_COMPUTED_COLUMNS: Readonly<Record<string, Computed>> = {
-  id: { insert: 'gen_random_uuid()' },
+  id: { entity: p.uuid().primary(), insert: 'gen_random_uuid()' },
   duration_ms: {
+    entity: p.bigint('number').default(0),
     insert: '(extract(epoch from greatest(s.ended_at, c.last_at) - least(s.started_at, c.first_at)) * 1000)::bigint',
     update: { sql: '(extract(epoch from greatest(v.ended_at, excluded.ended_at) - least(v.started_at, excluded.started_at)) * 1000)::bigint' },
   },
-  page_count: { insert: 'coalesce(c.pages, 0)', update: { sql: 'v.page_count + excluded.page_count' } },
-  event_count: { insert: 'coalesce(c.events, 0)', update: { sql: 'v.event_count + excluded.event_count' } },
-  updated_at: { insert: 'now()', update: { sql: 'now()' } },
+  page_count: { entity: p.integer().default(0), insert: 'coalesce(c.pages, 0)', update: { sql: 'v.page_count + excluded.page_count' } },
+  event_count: { entity: p.integer().default(0), insert: 'coalesce(c.events, 0)', update: { sql: 'v.event_count + excluded.event_count' } },
+  updated_at: { entity: p.datetime(6).defaultRaw('now()'), insert: 'now()', update: { sql: 'now()' } },
+}
+
+/** The columns of visits the flush never writes: who the visitor identified as (`identifyVisit` in queries.ts). */
+export const VISIT_IDENTITY_COLUMNS: Readonly<Record<string, Pick<Column, 'entity'>>> = {
+  /** SHA-256 of the normalised email the visitor identified with last. */
+  email_hash: { entity: p.string().length(64).nullable() },
+  /**
+   * SHA-256 of every normalised email the visit was identified with (at most 20), in order: how email matching and
+   * erasure find it, so a second identification does not hide the first.
+   */
+  email_hashes: { entity: p.array().nullable() },
+  email: { entity: p.string().nullable() },
+  phone: { entity: p.string().length(64).nullable() },
+  first_name: { entity: p.string().nullable() },
+  last_name: { entity: p.string().nullable() },
+  identified_at: { entity: p.datetime(6).nullable() },
 }
 
 /** A person a site identified by email, one per site and email (written by /identify, not batched). */
