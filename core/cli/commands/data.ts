@@ -5,9 +5,12 @@ import { CliError, type Output } from '../output.ts'
 export interface DataUpdateResult {
   name: string
   ok: boolean
+  /** Addresses and blocks written. */
   entries?: number
+  /** Lines of the feed that were not an address or block, and were left out. */
   skipped?: number
   path?: string
+  /** Why the list was not updated. */
   error?: string
 }
 

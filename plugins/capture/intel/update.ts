@@ -12,6 +12,7 @@ import ipaddr from 'ipaddr.js'
 import { formatList } from './lists.ts'
 import { SOURCES, type Fetch, type IntelSource } from './sources.ts'
 import type { IntelLogger } from './types.ts'
+import type { DataUpdateResult } from '../../../core/cli/commands/data.ts'
 
 export interface UpdateOptions {
   dataDir: string
@@ -28,17 +29,8 @@ export interface UpdateOptions {
   sources?: readonly IntelSource[]
 }
 
-export interface UpdateResult {
-  name: string
-  ok: boolean
-  /** Addresses and blocks written. */
-  entries?: number
-  /** Lines of the feed that were not an address or block, and were left out. */
-  skipped?: number
-  path?: string
-  /** Why the list was not updated. */
-  error?: string
-}
+/** One list's outcome, in the shape the CLI's `dcgate data update` prints (declared there, in core). */
+export type UpdateResult = DataUpdateResult
 
 function isAddressOrBlock(entry: string): boolean {
   return entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry)
