@@ -5,7 +5,7 @@ import { dispatch } from '../../core/delivery/dispatch.ts'
 import { defineAdPlatform, type AdPlatformDefinition } from '../../core/registry.ts'
 import { purchaseFixture } from '../contract/fixtures.ts'
 import { startFakeServer } from '../fakes/server.ts'
-import { testPlatform } from '../delivery/test-platform.ts'
+import { testPlatform } from './test-platform.ts'
 
 const fake = await startFakeServer(async (request) => {
   if (request.path === '/slow/v1/events') await new Promise((resolve) => setTimeout(resolve, 500))
