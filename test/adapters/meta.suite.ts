@@ -176,6 +176,16 @@ testAdPlatform<MetaOptions>({
         expect(outcome(metaErrors.throttled(4))).toMatchObject({ status: 'retry', message: expect.stringContaining('(#4) Application request limit reached') })
         expect(outcome(metaErrors.throttled(341))).toMatchObject({ status: 'retry' })
         expect(outcome(metaErrors.throttled(613))).toMatchObject({ status: 'retry' })
+        // Business Use Case limits retry even without is_transient, and after the usage header's wait when given.
+        const withoutTransient = (code: number) => {
+          const reply = metaErrors.businessUseCaseLimit(code)
+          const { is_transient: _, ...error } = (reply.body as { error: Record<string, unknown> }).error
+          return { ...reply, body: { error } }
+        }
+        for (const code of [80000, 80004, 80014]) {
+          expect(outcome(withoutTransient(code)), `code ${code}`).toMatchObject({ status: 'retry', message: expect.stringContaining(`(#${code})`) })
+        }
+        expect(outcome(withoutTransient(80015))).toMatchObject({ status: 'rejected' })
         expect(outcome({ status: 400, body: { error: { message: 'Temporarily blocked for policies violations', type: 'OAuthException', code: 368 } } })).toMatchObject({ status: 'retry' })
         expect(outcome({ status: 400, body: { error: { message: 'Odd hiccup', code: 100, is_transient: true } } })).toMatchObject({ status: 'retry' })
         expect(outcome({ status: 500, body: { error: { message: 'An unknown error occurred', type: 'OAuthException', code: 1 } } })).toMatchObject({ status: 'retry' })

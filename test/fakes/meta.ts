@@ -50,6 +50,8 @@ export const metaErrors = {
   invalidParameter: (title: string, userMessage: string, subcode?: number): FakeReply => graphError(400, { message: 'Invalid parameter', type: 'OAuthException', code: 100, ...(subcode ? { error_subcode: subcode } : {}), is_transient: false, error_user_title: title, error_user_msg: userMessage }),
   throttled: (code: 4 | 17 | 341 | 613 = 4): FakeReply => graphError(code === 4 ? 403 : 400, { message: THROTTLE_MESSAGES[code], type: 'OAuthException', code, is_transient: true }),
   transient: (): FakeReply => graphError(500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true }),
+  /** A Business Use Case rate limit, as Meta answers it for a system user's token (HTTP 400, code 80000–80014). */
+  businessUseCaseLimit: (code = 80004): FakeReply => graphError(400, { message: `(#${code}) There have been too many calls to this ad-account. Wait a bit and try again.`, type: 'OAuthException', code, error_subcode: 2446079, is_transient: true }),
   unknownObject: (id: string): FakeReply => graphError(400, { message: `Unsupported post request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, error_subcode: 33 }),
 }
 

@@ -20,6 +20,12 @@ export interface GraphError {
 
 /** Throttling: 4 app, 17 user, 32 page, 341 application limit, 613 rate limit on this call. */
 const THROTTLED = new Set([4, 17, 32, 341, 613])
+/**
+ * Business Use Case rate limits (a system user's token is counted per business and use case): 80000 Ads Insights,
+ * 80001 Pages, 80002 Instagram, 80003 Custom Audience, 80004 Ads Management, 80005 LeadGen, 80006 Messenger,
+ * 80008 WhatsApp, 80009 Catalog Management, 80014 Catalog Batch; the range in between is reserved for more of them.
+ */
+const isBusinessUseCaseLimit = (code: number) => code >= 80000 && code <= 80014
 /** Temporary: 1 unknown, 2 service, 368 temporarily blocked (wait and retry). */
 const TRANSIENT = new Set([1, 2, 368])
 
@@ -35,7 +41,7 @@ export function classifyMetaResponse(response: PlatformResponse): DeliveryOutcom
   const error = readGraphError(response.body)
   const message = error ? describeGraphError(status, error) : describeHttp('Meta', status, response.body)
   const code = error?.code
-  if (status === 429 || (code !== undefined && THROTTLED.has(code))) return retry(message, metaRetryAfterMs(headers))
+  if (status === 429 || (code !== undefined && (THROTTLED.has(code) || isBusinessUseCaseLimit(code)))) return retry(message, metaRetryAfterMs(headers))
   if (error?.is_transient === true || (code !== undefined && TRANSIENT.has(code))) return retry(message, metaRetryAfterMs(headers))
   if (code !== undefined) {
     const hint = authHint(code)
