@@ -1,4 +1,4 @@
-import type { VisitRow } from './queries/intake.ts'
+import type { NewestVisit, VisitRow } from './queries/intake.ts'
 import type { ClickIds } from './types.ts'
 
 export const CLICK_ID_NAMES = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'rdt_cid', 'epik', 'twclid', 'ScCid'] as const satisfies readonly (keyof ClickIds)[]
@@ -10,10 +10,13 @@ export interface VisitMatch {
   clickIds: ClickIds
   consent: 'granted' | 'denied' | 'unknown'
   isBot: boolean
+  /** The newest visit's landing URL and user agent: the web context of a conversion that brings none. */
+  landingUrl?: string
+  userAgent?: string
 }
 
 /** What the person's earlier visits (newest first) tell: their click ids, consent and whether they were all bots. */
-export function toVisitMatch(rows: readonly VisitRow[]): VisitMatch {
+export function toVisitMatch(rows: readonly VisitRow[], newest: NewestVisit | null = null): VisitMatch {
   if (rows.length === 0) return { matched: 0, clickIds: {}, consent: 'unknown', isBot: false }
   const clickIds: ClickIds = {}
   for (const row of [...rows].reverse()) {
@@ -25,6 +28,8 @@ export function toVisitMatch(rows: readonly VisitRow[]): VisitMatch {
     clickIds,
     consent: latestConsent === 'granted' || latestConsent === 'denied' ? latestConsent : 'unknown',
     isBot: rows.every((r) => r.is_bot),
+    ...(newest?.landing_url ? { landingUrl: newest.landing_url } : {}),
+    ...(newest?.user_agent ? { userAgent: newest.user_agent } : {}),
   }
 }
 

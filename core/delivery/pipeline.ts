@@ -11,7 +11,7 @@ import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
 import { insertConversion, lookUpIntake, supersedePublic, type InsertedConversion } from './queries/intake.ts'
-import { toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
+import { siteUrlOf, toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
 import type { ClickIds, Confirmation, ConversionInput } from './types.ts'
 import { isRepeat, supersededReason, type Trust } from './trust.ts'
 
@@ -54,11 +54,11 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const messageId = input.messageId ?? randomUUID()
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
-      const { holders, visits } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      const { holders, visits, newest } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
       // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
       if (isRepeat(meta.trust, holders)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
 
-      const match = toVisitMatch(visits)
+      const match = toVisitMatch(visits, newest)
       const given = givenClickIds(ids)
       const clickIds: ClickIds = { ...match.clickIds, ...given }
       const identityReport = { matched: match.matched, created: 0, enriched: CLICK_ID_NAMES.filter((name) => match.clickIds[name] && !given[name]) }
@@ -76,7 +76,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds,
       })
 
-      const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match })
+      const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site) })
       const stored = await insertConversion(prepared, conversion, toDeliveryRow(plan, outbox.leaseSeconds), plan.providers)
       if (!stored) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
       if (meta.trust === 'trusted' && holders.includes('public')) {

@@ -70,7 +70,7 @@ export const DELIVERY_COLUMNS = columnsOf<DeliveryRow>()([
 /** The conversion row for a new conversion, from what the pipeline learnt and decided. */
 export function toConversionRow(
   input: ConversionInput, meta: AcceptMeta, plan: DeliveryPlan,
-  known: { siteId: string, messageId: string, identity: HashedIdentity, clickIds: ClickIds, match: VisitMatch },
+  known: { siteId: string, messageId: string, identity: HashedIdentity, clickIds: ClickIds, match: VisitMatch, siteUrl?: string },
 ): ConversionRow {
   const ids = input.identifiers ?? {}
   const first = input.items?.[0]
@@ -94,9 +94,11 @@ export function toConversionRow(
     user_id: input.userId ?? ids.customer_id ?? null,
     anonymous_id: input.anonymousId ?? null,
     session_id: ids.dc_session_id ?? null,
-    page_url: input.pageUrl ?? null,
+    // Web context: the conversion's own, else the newest matched visit's, else the site's URL. Stored, so the worker
+    // sends what the inline attempt sent.
+    page_url: input.pageUrl ?? known.match.landingUrl ?? known.siteUrl ?? null,
     ip: plan.keepsBrowser ? input.ip ?? null : null,
-    user_agent: plan.keepsBrowser ? input.userAgent ?? null : null,
+    user_agent: plan.keepsBrowser ? input.userAgent ?? known.match.userAgent ?? null : null,
     consent: known.match.consent,
     is_bot: known.match.isBot,
     confirmation: meta.confirmation,
@@ -105,6 +107,12 @@ export function toConversionRow(
     content_category: input.contentCategory ?? first?.category ?? null,
     held_email: plan.state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
   }
+}
+
+/** The site's URL from its first configured domain (`https://<domain>/`), or undefined when it names none. */
+export function siteUrlOf(site: { config: { domains?: readonly string[] } }): string | undefined {
+  const domain = site.config.domains?.[0]
+  return domain ? `https://${domain}/` : undefined
 }
 
 /** The outbox rows written with the conversion: skipped by a gate, claimed for an inline attempt, or due later. */

@@ -88,6 +88,30 @@ testAdPlatform<MetaOptions>({
         expect(source('online').custom_data).not.toHaveProperty('delivery_category')
       })
 
+      it('sends an online event without a page URL or user agent as system_generated, never an incomplete website event', async () => {
+        const { pageUrl: _pageUrl, ...noPage } = purchaseFixture(new Date())
+        const { userAgent: _userAgent, ...noAgent } = purchaseFixture(new Date())
+        for (const event of [noPage, noAgent, { ...noPage, channel: 'bopis' } as const]) {
+          expect(one(event)).toMatchObject({ action_source: 'system_generated' })
+          expect((await send(meta.toRequest([event], resolved))).status).toBe(200)
+        }
+        expect(one(noPage)).not.toHaveProperty('event_source_url')
+        expect(one(purchaseFixture())).toMatchObject({ action_source: 'website', event_source_url: purchaseFixture().pageUrl, user_data: { client_user_agent: purchaseFixture().userAgent } })
+        expect(one({ ...noPage, channel: 'in_store' })).toMatchObject({ action_source: 'physical_store' })
+      })
+
+      it('the fake refuses a website event without event_source_url or client_user_agent, as Meta requires both', async () => {
+        const good = one(purchaseFixture(new Date()))
+        const { event_source_url: _url, ...noUrl } = good
+        const { client_user_agent: _agent, ...userData } = good.user_data as Record<string, unknown>
+        for (const [bad, missing] of [[noUrl, 'event_source_url'], [{ ...good, user_data: userData }, 'user_data.client_user_agent']] as const) {
+          const response = await send({ ...meta.toRequest([], resolved), body: JSON.stringify({ data: [bad] }) })
+          expect(response.status).toBe(400)
+          expect(JSON.parse(response.body)).toMatchObject({ error: { code: 100, error_user_title: 'Missing Website Event Parameter', error_user_msg: expect.stringContaining(missing) } })
+          expect(meta.parseResponse(response, [purchaseFixture()])[0]).toMatchObject({ status: 'rejected' })
+        }
+      })
+
       it('puts hashed identity under Meta\'s keys as arrays, and IP, browser, fbc and fbp in plain', () => {
         const event = purchaseFixture()
         expect(one(event).user_data).toEqual({

@@ -137,7 +137,17 @@ function checkEvent(event: unknown, nowS: number): Problem | undefined {
   const maxAgeDays = event.action_source === 'physical_store' ? 62 : 7
   if (time < nowS - maxAgeDays * DAY_S) return { title: 'Event Timestamp Too Old', message: `event_time is more than ${maxAgeDays} days in the past`, subcode: 2804003 }
   if (typeof event.action_source !== 'string' || !ACTION_SOURCES.has(event.action_source)) return { title: 'Invalid Action Source', message: `action_source must be one of ${[...ACTION_SOURCES].join(', ')}` }
-  return checkUserData(event.user_data) ?? checkCustomData(event.custom_data) ?? checkConsent(event)
+  return checkUserData(event.user_data) ?? checkWebsite(event) ?? checkCustomData(event.custom_data) ?? checkConsent(event)
+}
+
+/** Meta: website events require client_user_agent, action_source and event_source_url. */
+function checkWebsite(event: Record<string, unknown>): Problem | undefined {
+  if (event.action_source !== 'website') return undefined
+  const userData = event.user_data as Record<string, unknown>
+  for (const [key, value] of [['event_source_url', event.event_source_url], ['user_data.client_user_agent', userData.client_user_agent]] as const) {
+    if (typeof value !== 'string' || !value) return { title: 'Missing Website Event Parameter', message: `${key} is required when action_source is website` }
+  }
+  return undefined
 }
 
 function checkUserData(userData: unknown): Problem | undefined {

@@ -21,13 +21,19 @@ export interface MetaOptions {
   baseUrl?: string
 }
 
-/** Where a conversion happened, in Meta's `action_source` words. BOPIS is bought on the website. */
+/**
+ * Where a conversion happened, in Meta's `action_source` words. BOPIS is bought on the website. A website event
+ * needs `event_source_url` and `client_user_agent` (README.md); one without both is sent as WITHOUT_WEB_CONTEXT.
+ */
 export const ACTION_SOURCE = {
   online: 'website',
   in_store: 'physical_store',
   phone: 'phone_call',
   bopis: 'website',
 } as const satisfies Record<Channel, string>
+
+/** What an online conversion without a page URL or user agent is: recorded by a system, not seen on a page. */
+export const WITHOUT_WEB_CONTEXT = 'system_generated'
 
 /** Meta's hashed customer-information keys and the HashedIdentity variant each one takes. */
 const HASHED_KEYS = [
@@ -73,12 +79,17 @@ function toServerEvent(event: ConversionEvent): Record<string, unknown> {
     event_name: event.standardEvent,
     event_time: Math.floor(event.occurredAt.getTime() / 1000),
     event_id: event.messageId,
-    action_source: ACTION_SOURCE[event.channel],
+    action_source: actionSource(event),
     ...(event.pageUrl ? { event_source_url: event.pageUrl } : {}),
     user_data: toUserData(event),
     ...(Object.keys(customData).length > 0 ? { custom_data: customData } : {}),
     ...toConsent(event.consent),
   }
+}
+
+function actionSource(event: ConversionEvent): string {
+  const source = ACTION_SOURCE[event.channel]
+  return source === 'website' && !(event.pageUrl && event.userAgent) ? WITHOUT_WEB_CONTEXT : source
 }
 
 /** Hashed keys as one-element arrays (Meta takes a string or an array); anything not a SHA-256 digest is left out. */
