@@ -74,6 +74,8 @@ export function toConversionRow(
 ): ConversionRow {
   const ids = input.identifiers ?? {}
   const first = input.items?.[0]
+  // A sale in a store or by phone happened off the web: it borrows no page or browser from a visit or the site.
+  const web = (input.channel ?? 'online') === 'online' || input.channel === 'bopis'
   return {
     site_id: known.siteId,
     message_id: known.messageId,
@@ -96,9 +98,9 @@ export function toConversionRow(
     session_id: ids.dc_session_id ?? null,
     // Web context: the conversion's own, else the newest matched visit's, else the site's URL. Stored, so the worker
     // sends what the inline attempt sent.
-    page_url: input.pageUrl ?? known.match.landingUrl ?? known.siteUrl ?? null,
+    page_url: input.pageUrl ?? (web ? known.match.landingUrl ?? known.siteUrl : undefined) ?? null,
     ip: plan.keepsBrowser ? input.ip ?? null : null,
-    user_agent: plan.keepsBrowser ? input.userAgent ?? known.match.userAgent ?? null : null,
+    user_agent: plan.keepsBrowser ? input.userAgent ?? (web ? known.match.userAgent : undefined) ?? null : null,
     consent: known.match.consent,
     is_bot: known.match.isBot,
     confirmation: meta.confirmation,

@@ -70,6 +70,15 @@ describe('Meta website events carry event_source_url and client_user_agent', () 
     expect(sentEvent('lead-site-1')).toMatchObject({ action_source: 'website', event_source_url: 'https://shop.example.com/' })
   })
 
+  it('a sale in a store borrows no page or browser from the person\'s visit or the site', async () => {
+    await post({ event: 'Purchase', messageId: 'store-1', properties: { value: 20, currency: 'EUR', channel: 'in_store' }, context: { traits: { email: 'web@example.com' }, identifiers: { dc_session_id: 'sess-web' } } })
+    const event = sentEvent('store-1')
+    expect(event).toMatchObject({ action_source: 'physical_store' })
+    expect(event).not.toHaveProperty('event_source_url')
+    expect(event!.user_data).not.toHaveProperty('client_user_agent')
+    expect(await stored('store-1')).toEqual({ page_url: null, user_agent: null })
+  })
+
   it('sends a conversion without any web context as system_generated instead of an incomplete website event', async () => {
     const response = await post({ event: 'Lead', messageId: 'lead-none-1', context: { traits: { email: 'none@example.com' } } })
     expect((await response.json() as { events: unknown[] }).events[0]).toMatchObject({ success: true, message: 'sent to 1 platform' })
