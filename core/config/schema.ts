@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { strictOptions } from '../options.ts'
 import { proxyEntryProblem } from '../http/client-ip.ts'
+import { normalizeCountry } from '../identity/normalize.ts'
 
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
@@ -150,6 +151,14 @@ const SiteSchema = strict({
     retentionDays: v.optional(RetentionDays),
   }), {}),
   /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
+  /**
+   * The country a national phone number (or ZIP code) of this site's conversions is read in when the conversion gives
+   * none: `030 1234567` with `DE` is +49 30 1234567; without one, such a number cannot be matched and is left out.
+   */
+  defaultCountry: v.optional(v.pipe(
+    v.string('must be a country code such as DE, or a country name'), v.trim(),
+    v.check((value) => normalizeCountry(value) !== undefined, 'must be a country code such as DE, or a country name'),
+  )),
   firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),
 })
 

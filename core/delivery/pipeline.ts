@@ -53,7 +53,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
       const ids = input.identifiers ?? {}
-      const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id })
+      const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id }, { defaultCountry: site.config.defaultCountry })
       const { holders, visits, newest } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
       // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
       if (isRepeat(meta.trust, holders)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }

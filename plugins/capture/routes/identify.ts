@@ -25,7 +25,8 @@ export function addIdentifyRoute(ctx: PluginContext, intel: VisitIntel): void {
     }
     const email = normalizeEmail(body.email)
     if (!email) throw apiError(400, { message: 'email: must be an email address', errors: ['email: must be an email address'] })
-    const identity = hashIdentity({ email, phone: body.fields?.phone })
+    // A national number from a form is read in the site's country, else the country the visitor is in.
+    const identity = hashIdentity({ email, phone: body.fields?.phone }, { defaultCountry: site.config.defaultCountry ?? verdict.country })
     const payload: IdentifyPayload = { siteId: site.id, email, emailHash: identity.email!, source: body.via === 'form' ? 'form' : 'client_sdk', country: verdict.country, isVpn: verdict.isVpn, device: body.device }
     await callHookSafe(ctx.hooks, ctx.logger, 'capture:identify', payload)
     await upsertIdentifiedUser(ctx.prepared, {
