@@ -3,14 +3,14 @@ import type { PreparedStatement, RunPrepared } from '../db/prepared.ts'
 /**
  * $1 job, $2 this instance, $3 lease ms, $4 interval ms, $5 run even if not due. Takes the job's turn when nobody
  * holds it and it is due (or forced); the next due time is set at the claim, so the cadence does not drift by the
- * length of a run.
+ * length of a run. `<=`: a turn freed in the same clock tick (PGlite's clock counts milliseconds) is free.
  */
 const CLAIM_JOB: PreparedStatement = {
-  name: 'dcgate_claim_job_v1',
+  name: 'dcgate_claim_job_v2',
   text: `insert into job_leases (name, holder, locked_until, next_run_at)
     values ($1, $2, now() + make_interval(secs => $3::int / 1000.0), now() + make_interval(secs => $4::int / 1000.0))
     on conflict (name) do update set holder = excluded.holder, locked_until = excluded.locked_until, next_run_at = excluded.next_run_at
-    where job_leases.locked_until < now() and (job_leases.next_run_at <= now() or $5::boolean)
+    where job_leases.locked_until <= now() and (job_leases.next_run_at <= now() or $5::boolean)
     returning name`,
 }
 
