@@ -23,7 +23,13 @@ export interface AdPlatformDefinition<O = unknown> {
   apiVersion: string
   /** Must accept a `baseUrl` (contract): a proxy or a fake server can stand in for the platform. */
   options: OptionsSchema<O>
+  /** Most events one request may carry (the vendor's documented limit); the worker and the inline grouping batch up to it. */
   maxBatchSize: number
+  /**
+   * Requests per second dcgate may send this platform for one account (the vendor's documented limit, or a safe share
+   * of it); the delivery budget is shared across instances when Redis is configured. Unset: no limit of our own.
+   */
+  maxRequestsPerSecond?: number
   /** Oldest event the platform accepts, in days. */
   maxEventAgeDays: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */

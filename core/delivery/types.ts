@@ -95,6 +95,13 @@ export interface ConversionEvent {
   /** The page the conversion happened on, when known. */
   pageUrl?: string
   consent: { adUserData: ConsentState, adPersonalization: ConsentState }
+  /**
+   * Set when the person opted out of the sale or sharing of their data under a US state law (Global Privacy Control,
+   * or the conversion's own consent) and the site's `consent.usPrivacy` is `limited`: the adapter sends the
+   * platform's limited-data-use signal (Meta LDU, TikTok limited_data_use, Pinterest opt_out_type LDP…). `country`
+   * and `state` (lowercase ISO codes) are given when known; without them the platform geolocates.
+   */
+  limitedDataUse?: { country?: string, state?: string }
   confirmation: Confirmation
 }
 
