@@ -6,6 +6,10 @@ import { normalizeCountry } from '../identity/normalize.ts'
 /** Standard conversion names every site understands (spec: "Standard events"). */
 export const STANDARD_EVENTS = ['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const
 
+/** `sites[].consent.usPrivacy`: what happens to the conversions of a person who opted out under a US state law. */
+export const US_PRIVACY_MODES = ['off', 'limited', 'drop'] as const
+export type UsPrivacyMode = typeof US_PRIVACY_MODES[number]
+
 /** Objects reject unknown keys, so a misspelt key (`sever:`, `destinaton:`) stops boot instead of being ignored. */
 export const strict = <const E extends v.ObjectEntries>(entries: E) => strictOptions(entries)
 
@@ -134,6 +138,13 @@ const SiteSchema = strict({
         reject: v.pipe(v.string(), v.trim(), v.minLength(1, 'is required'), v.maxLength(40)),
       }),
     )),
+    /**
+     * A person who opted out of the sale or sharing of their data under a US state law (the browser's Global Privacy
+     * Control, or a server conversion's `context.consent`), in the US or of unknown location: `off` sends their
+     * conversions as usual, `limited` sends them with each platform's limited-data-use signal, `drop` sends nothing
+     * (each delivery ends `skipped`, saying why). EU consent is `banner`'s, whatever this says.
+     */
+    usPrivacy: v.optional(v.picklist(US_PRIVACY_MODES), 'off'),
   }), {}),
   /** The tracking script's per-site settings (plugins/capture). */
   capture: v.optional(strict({
@@ -150,7 +161,6 @@ const SiteSchema = strict({
     /** This site's own retention, instead of capture.retentionDays. */
     retentionDays: v.optional(RetentionDays),
   }), {}),
-  /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
   /**
    * The country a national phone number (or ZIP code) of this site's conversions is read in when the conversion gives
    * none: `030 1234567` with `DE` is +49 30 1234567; without one, such a number cannot be matched and is left out.
@@ -159,6 +169,7 @@ const SiteSchema = strict({
     v.string('must be a country code such as DE, or a country name'), v.trim(),
     v.check((value) => normalizeCountry(value) !== undefined, 'must be a country code such as DE, or a country name'),
   )),
+  /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
   firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),
 })
 
