@@ -192,6 +192,49 @@ testAdPlatform<MetaOptions>({
       })
     })
 
+    describe('meta: batches and US privacy', () => {
+      it('declares 1,000 events a request and a safe 20 requests a second (Meta publishes no Conversions API rate)', () => {
+        expect([meta.maxBatchSize, meta.maxRequestsPerSecond]).toEqual([1000, 20])
+      })
+
+      it('a batch with one bad event is refused as a whole: Meta records none of it, and every event gets the refusal', async () => {
+        // Server Event Parameters: "If any event_time in data is greater than 7 days in the past, we return an error
+        // for the entire request and process no events."
+        const old = { ...leadFixture(new Date()), messageId: 'msg-old', occurredAt: new Date(Date.now() - 8 * 86_400_000) }
+        const events = [purchaseFixture(new Date()), old, registrationFixture(new Date())]
+        const before = fake.events.length
+        const response = await send(meta.toRequest(events, resolved))
+        expect(response.status).toBe(400)
+        expect(fake.events.length).toBe(before)
+        const outcomes = meta.parseResponse(response, events)
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+        expect(new Set(outcomes.map((o) => JSON.stringify(o))).size).toBe(1)
+        expect(outcomes[0]).toMatchObject({ message: expect.stringContaining('Event Timestamp Too Old') })
+      })
+
+      it('limitedDataUse sends LDU with Meta\'s location codes: US 1 and California 1000 when known, else 0 to let Meta locate', async () => {
+        const ldu = (where: ConversionEvent['limitedDataUse']) => one({ ...leadFixture(), limitedDataUse: where })
+        const fields = (event: ServerEvent) => [event.data_processing_options, event.data_processing_options_country, event.data_processing_options_state]
+        expect(fields(ldu({ country: 'us', state: 'ca' }))).toEqual([['LDU'], 1, 1000])
+        expect(fields(ldu({ country: 'us', state: 'tx' }))).toEqual([['LDU'], 1, 0])
+        expect(fields(ldu({ country: 'us' }))).toEqual([['LDU'], 1, 0])
+        expect(fields(ldu({}))).toEqual([['LDU'], 0, 0])
+        // Granted consent does not lift a US opt-out; without limitedDataUse nothing is added.
+        expect(ldu({ country: 'us', state: 'ca' })).not.toHaveProperty('opt_out')
+        expect(one(leadFixture())).not.toHaveProperty('data_processing_options')
+        const located = { ...leadFixture(new Date()), messageId: 'msg-ldu-ca', limitedDataUse: { country: 'us', state: 'ca' } }
+        expect((await send(meta.toRequest([located], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ event_id: 'msg-ldu-ca', data_processing_options: ['LDU'], data_processing_options_country: 1, data_processing_options_state: 1000 })
+      })
+
+      it('the fake refuses location codes Meta does not accept', async () => {
+        const bad = { ...one(leadFixture(new Date())), data_processing_options: ['LDU'], data_processing_options_country: 1, data_processing_options_state: 6 }
+        const response = await send({ ...meta.toRequest([], resolved), body: JSON.stringify({ data: [bad] }) })
+        expect(response.status).toBe(400)
+        expect(JSON.parse(response.body)).toMatchObject({ error: { code: 100, error_user_title: 'Invalid Data Processing Options' } })
+      })
+    })
+
     describe('meta: reading Graph answers', () => {
       const events = [leadFixture()]
       const outcome = (reply: Parameters<typeof toResponse>[0]) => meta.parseResponse(toResponse(reply), events)[0]
@@ -218,6 +261,36 @@ testAdPlatform<MetaOptions>({
         expect(outcome(metaErrors.invalidParameter('Event Timestamp Too Old', 'The event is more than 7 days old.', 2804003)))
           .toMatchObject({ status: 'rejected', message: expect.stringMatching(/OAuthException 100\/2804003 \(HTTP 400\): Invalid parameter – Event Timestamp Too Old: The event is more than 7 days old\. \[fbtrace_id \w+\]/) })
         expect(outcome(metaErrors.unknownObject('999'))).toMatchObject({ status: 'rejected', message: expect.stringContaining("Object with ID '999' does not exist") })
+      })
+
+      // Graph API "Handling Errors" (https://developers.facebook.com/docs/graph-api/guides/error-handling) and "Rate
+      // Limits" (https://developers.facebook.com/docs/graph-api/overview/rate-limiting): the error body is
+      // { error: { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id } }.
+      it('retries every throttling code Meta documents, with or without is_transient: 4, 17, 32, 341, 613 and 80000–80014', () => {
+        const withoutTransient = (reply: ReturnType<typeof metaErrors.throttled>) => {
+          const { is_transient: _, ...error } = (reply.body as { error: Record<string, unknown> }).error
+          return { ...reply, body: { error } }
+        }
+        for (const code of [4, 17, 32, 341, 613] as const) {
+          for (const reply of [metaErrors.throttled(code), withoutTransient(metaErrors.throttled(code))]) {
+            expect(outcome(reply), `code ${code}`).toMatchObject({ status: 'retry', message: expect.stringContaining(`(#${code})`) })
+          }
+        }
+        for (let code = 80000; code <= 80014; code++) {
+          for (const reply of [metaErrors.businessUseCaseLimit(code), withoutTransient(metaErrors.businessUseCaseLimit(code))]) {
+            expect(outcome(reply), `code ${code}`).toMatchObject({ status: 'retry', message: expect.stringContaining(`(#${code})`) })
+          }
+        }
+      })
+
+      it('rejects every documented permanent error, saying what to fix: token 102 and 190, permission 10 and 200–299, parameter 100', () => {
+        const graph = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'AFakeTrace' } } })
+        expect(outcome(graph(400, 102, 'Session key invalid or no longer valid'))).toMatchObject({ status: 'rejected', message: expect.stringContaining('generate a new system-user token') })
+        expect(outcome(metaErrors.invalidToken())).toMatchObject({ status: 'rejected', message: expect.stringContaining('generate a new system-user token') })
+        for (const code of [10, 200, 270, 299]) {
+          expect(outcome(graph(403, code, `(#${code}) Permission denied`)), `code ${code}`).toMatchObject({ status: 'rejected', message: expect.stringContaining('ads_management') })
+        }
+        expect(outcome(metaErrors.invalidParameter('Missing Website Event Parameter', 'event_source_url is required'))).toMatchObject({ status: 'rejected' })
       })
 
       it('classifies bare HTTP answers: 429 and 5xx retry, 501 rejects, a non-JSON 200 still counts as sent', () => {

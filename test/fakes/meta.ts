@@ -48,7 +48,7 @@ export const metaErrors = {
   invalidToken: (): FakeReply => graphError(401, { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 }, { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token - Cannot parse access token"' }),
   missingToken: (): FakeReply => graphError(400, { message: 'An access token is required to request this resource.', type: 'OAuthException', code: 104 }),
   invalidParameter: (title: string, userMessage: string, subcode?: number): FakeReply => graphError(400, { message: 'Invalid parameter', type: 'OAuthException', code: 100, ...(subcode ? { error_subcode: subcode } : {}), is_transient: false, error_user_title: title, error_user_msg: userMessage }),
-  throttled: (code: 4 | 17 | 341 | 613 = 4): FakeReply => graphError(code === 4 ? 403 : 400, { message: THROTTLE_MESSAGES[code], type: 'OAuthException', code, is_transient: true }),
+  throttled: (code: 4 | 17 | 32 | 341 | 613 = 4): FakeReply => graphError(code === 4 ? 403 : 400, { message: THROTTLE_MESSAGES[code], type: 'OAuthException', code, is_transient: true }),
   transient: (): FakeReply => graphError(500, { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true }),
   /** A Business Use Case rate limit, as Meta answers it for a system user's token (HTTP 400, code 80000–80014). */
   businessUseCaseLimit: (code = 80004): FakeReply => graphError(400, { message: `(#${code}) There have been too many calls to this ad-account. Wait a bit and try again.`, type: 'OAuthException', code, error_subcode: 2446079, is_transient: true }),
@@ -58,6 +58,7 @@ export const metaErrors = {
 const THROTTLE_MESSAGES = {
   4: '(#4) Application request limit reached',
   17: '(#17) User request limit reached',
+  32: '(#32) Page request limit reached',
   341: '(#341) Application limit reached',
   613: '(#613) Calls to this api have exceeded the rate limit.',
 } as const
@@ -180,8 +181,10 @@ function checkConsent(event: Record<string, unknown>): Problem | undefined {
   const options = event.data_processing_options
   if (options === undefined) return undefined
   if (!Array.isArray(options) || options.some((option) => option !== 'LDU')) return { title: 'Invalid Data Processing Options', message: 'data_processing_options may only hold "LDU"' }
-  for (const key of ['data_processing_options_country', 'data_processing_options_state']) {
-    if (event[key] !== undefined && !Number.isInteger(event[key])) return { title: 'Invalid Data Processing Options', message: `${key} must be an integer` }
+  // Meta's accepted values: country 1 (United States) or 0, state 1000 (California) or 0; 0 asks Meta to geolocate.
+  for (const [key, accepted] of [['data_processing_options_country', [0, 1]], ['data_processing_options_state', [0, 1000]]] as const) {
+    const value = event[key]
+    if (value !== undefined && !(accepted as readonly unknown[]).includes(value)) return { title: 'Invalid Data Processing Options', message: `${key} must be one of ${accepted.join(', ')}` }
   }
   return undefined
 }

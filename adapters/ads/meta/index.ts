@@ -28,7 +28,11 @@ export default defineAdPlatform<MetaOptions>({
   name: 'meta',
   apiVersion: META_API_VERSION,
   options,
+  // "data: an array of server events, up to 1,000" per request; Meta takes or refuses the request as a whole.
   maxBatchSize: 1000,
+  // Meta publishes no Conversions API request rate (README "Batches and rate"): a safe cap, far above any site's
+  // conversions at 1,000 events a request, that keeps a retry storm of small requests off the use-case limits.
+  maxRequestsPerSecond: 20,
   maxEventAgeDays: 7,
   skipReason,
   toRequest: toMetaRequest,

@@ -83,7 +83,7 @@ function toServerEvent(event: ConversionEvent): Record<string, unknown> {
     ...(event.pageUrl ? { event_source_url: event.pageUrl } : {}),
     user_data: toUserData(event),
     ...(Object.keys(customData).length > 0 ? { custom_data: customData } : {}),
-    ...toConsent(event.consent),
+    ...toConsent(event),
   }
 }
 
@@ -129,14 +129,25 @@ function toCustomData(event: ConversionEvent): Record<string, unknown> {
 }
 
 /**
- * adUserData denied → Limited Data Use, location left to Meta (0/0); adPersonalization denied → opt_out, so the
- * event counts for attribution but not for ad delivery optimisation. Granted or unknown adds nothing.
+ * adPersonalization denied → opt_out, so the event counts for attribution but not for ad delivery optimisation.
+ * Limited Data Use when the person opted out of sale/sharing under a US state law (`limitedDataUse`), or denied ad
+ * user data. Meta takes country 1 (United States) or 0, and state 1000 (California) or 0, where 0 asks Meta to
+ * geolocate the event (README "US privacy"). Granted or unknown adds nothing.
  */
-function toConsent(consent: ConversionEvent['consent']): Record<string, unknown> {
+function toConsent(event: ConversionEvent): Record<string, unknown> {
+  const { consent, limitedDataUse } = event
+  const ldu = limitedDataUse ?? (consent.adUserData === 'denied' ? {} : undefined)
   return {
     ...(consent.adPersonalization === 'denied' ? { opt_out: true } : {}),
-    ...(consent.adUserData === 'denied'
-      ? { data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0 }
-      : {}),
+    ...(ldu ? { data_processing_options: ['LDU'], ...toLduLocation(ldu) } : {}),
+  }
+}
+
+/** Meta's location codes for Limited Data Use: only the United States (1) and California (1000) have codes of their own. */
+export function toLduLocation(where: { country?: string, state?: string }): { data_processing_options_country: 0 | 1, data_processing_options_state: 0 | 1000 } {
+  const us = where.country?.toLowerCase() === 'us'
+  return {
+    data_processing_options_country: us ? 1 : 0,
+    data_processing_options_state: us && where.state?.toLowerCase() === 'ca' ? 1000 : 0,
   }
 }
