@@ -206,6 +206,52 @@ testAdPlatform<MicrosoftAdsOptions>({
       })
     })
 
+    describe('microsoft_ads: batches and US privacy', () => {
+      it('declares 1,000 events a request (the guide\'s batch maximum) and a safe 10 requests a second', () => {
+        expect([microsoftAds.maxBatchSize, microsoftAds.maxRequestsPerSecond]).toEqual([1000, 10])
+      })
+
+      it('maps a partial failure in a batch of 25 back to its events: listed errors rejected, the unlisted retried until told apart', async () => {
+        const old = (i: number) => ({ ...leadFixture(new Date()), messageId: `msg-old-${i}`, occurredAt: new Date(Date.now() - 8 * DAY_MS) })
+        const fresh = (i: number) => ({ ...purchaseFixture(new Date()), messageId: `msg-fresh-${i}` })
+        const events = Array.from({ length: 25 }, (_, i) => i % 2 === 0 && i < 24 ? old(i) : fresh(i))
+        const oldIds = events.filter((e) => e.messageId.startsWith('msg-old')).map((e) => e.messageId)
+        expect(oldIds).toHaveLength(12)
+        const first = await send(microsoftAds.toRequest(events, options))
+        expect(JSON.parse(first.body)).toMatchObject({ eventsReceived: 13 })
+        const outcomes = microsoftAds.parseResponse(first, events)
+        // Microsoft lists the first 10 errors: those 10 events are rejected; the 2 unlisted bad ones cannot be told
+        // from the 13 processed, so all 15 are sent again (a processed one is deduplicated by its eventId).
+        const byId = new Map(events.map((e, i) => [e.messageId, outcomes[i]!.status]))
+        expect(oldIds.slice(0, 10).map((id) => byId.get(id))).toEqual(Array(10).fill('rejected'))
+        const again = events.filter((e) => byId.get(e.messageId) === 'retry')
+        expect(again.map((e) => e.messageId)).toEqual(events.map((e) => e.messageId).filter((id) => !oldIds.slice(0, 10).includes(id)))
+        const second = microsoftAds.parseResponse(await send(microsoftAds.toRequest(again, options)), again)
+        expect(again.filter((_, i) => second[i]!.status === 'rejected').map((e) => e.messageId)).toEqual(oldIds.slice(10))
+        expect(second.filter((o) => o.status === 'sent')).toHaveLength(13)
+      })
+
+      it('limitedDataUse sends adStorageConsent D (Microsoft then uses the event for no advertising purpose), whatever the consent', async () => {
+        const limited = { ...leadFixture(new Date()), messageId: 'msg-ldu', limitedDataUse: { country: 'us', state: 'ca' } }
+        expect(one(limited)).toMatchObject({ adStorageConsent: 'D', userData: { em: HASHED_PERSON.emailMicrosoft } })
+        expect(one({ ...limited, consent: { adUserData: 'granted', adPersonalization: 'granted' } }).adStorageConsent).toBe('D')
+        expect((await send(microsoftAds.toRequest([limited], options))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ eventId: 'msg-ldu', adStorageConsent: 'D' })
+      })
+
+      it('reads the guide\'s own 400 example (several details on one event, no errorCode or isWarning): nothing was processed', () => {
+        // https://learn.microsoft.com/en-us/advertising/guides/uet-conversion-api-integration, "Errors": 400 ValidationError.
+        const guide = { status: 400, body: { error: { code: 'ValidationError', message: 'One or multiple parameters did not pass validation checks, see details.', details: [
+          { index: 0, propertyName: 'data[0].eventType', errorMessage: "'eventType' must be one of the following: pageLoad, custom." },
+          { index: 0, propertyName: 'data[0].eventTime', errorMessage: "'eventTime' must not be empty." },
+        ] } } }
+        const events = [leadFixture(), purchaseFixture()]
+        const [bad, other] = microsoftAds.parseResponse(toResponse(guide), events)
+        expect(bad).toMatchObject({ status: 'rejected', message: expect.stringContaining("data[0].eventType: 'eventType' must be one of the following: pageLoad, custom.; data[0].eventTime: 'eventTime' must not be empty.") })
+        expect(other).toEqual({ status: 'rejected', message: 'Microsoft UET CAPI ValidationError (HTTP 400): One or multiple parameters did not pass validation checks, see details.' })
+      })
+    })
+
     describe('microsoft_ads: reading Microsoft\'s answers', () => {
       const events = fixtureEvents()
       const outcomes = (reply: Parameters<typeof toResponse>[0]) => microsoftAds.parseResponse(toResponse(reply), events)

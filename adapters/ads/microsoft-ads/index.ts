@@ -54,6 +54,8 @@ export default defineAdPlatform<MicrosoftAdsOptions>({
   options: microsoftAdsOptions,
   // "The maximum number of events per batch upload is 1,000."
   maxBatchSize: 1000,
+  // The guide publishes no request rate: a safe cap (README "Batches and rate"); a 429 is retried after Retry-After.
+  maxRequestsPerSecond: 10,
   // eventTime must fall within the last 7 days (InvalidEventTime); older events are skipped by skipReason.
   maxEventAgeDays: MAX_EVENT_AGE_DAYS,
   skipReason,

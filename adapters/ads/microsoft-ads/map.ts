@@ -119,7 +119,8 @@ export function skipReason(event: ConversionEvent, options: MicrosoftAdsOptions,
 export function toUetEvent(event: ConversionEvent, options: MicrosoftAdsOptions): UetEvent {
   // skipReason refuses a standard event turned off (false), so it has a goal.
   const goal = options.events[event.standardEvent] as UetGoalEvent
-  const consent = toAdStorageConsent(event.consent)
+  // A US state opt-out of sale/sharing: D, the UET CAPI's only signal that Microsoft may not use the event for ads.
+  const consent = event.limitedDataUse ? 'D' : toAdStorageConsent(event.consent)
   const sourceUrl = toSourceUrl(event.pageUrl)
   const customData = toCustomData(event, goal)
   return {
