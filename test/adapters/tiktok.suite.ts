@@ -21,6 +21,8 @@ interface TrackBody { event_source: string, event_source_id: string, test_event_
 const dataOf = (body: unknown) => (body as TrackBody).data
 const mapped = (events: ConversionEvent[], opts: TikTokOptions = resolved) => JSON.parse(tiktok.toRequest(events, opts).body) as TrackBody
 const one = (event: ConversionEvent, opts?: TikTokOptions) => mapped([event], opts).data[0]!
+/** The page core gives an online conversion that names none (the matched visit's landing page, else the site's URL). */
+const onPage = (event: ConversionEvent): ConversionEvent => ({ ...event, pageUrl: 'https://shop.example.com/' })
 
 testAdPlatform<TikTokOptions>({
   adapter: tiktok,
@@ -49,7 +51,7 @@ testAdPlatform<TikTokOptions>({
   additionalTests: () => {
     describe('tiktok: what reaches Events API 2.0', () => {
       it('the fake accepts the whole mapped request, records it, and the answer parses as sent', async () => {
-        const events = fixtureEvents(new Date())
+        const events = fixtureEvents(new Date()).map(onPage)
         const response = await send(tiktok.toRequest(events, resolved))
         expect([response.status, JSON.parse(response.body)]).toMatchObject([200, { code: 0, message: 'OK' }])
         expect(fake.events.slice(-3).map((e) => e.event_id)).toEqual(events.map((e) => e.messageId))
@@ -132,7 +134,7 @@ testAdPlatform<TikTokOptions>({
       })
 
       it('maps adUserData denied to limited_data_use: true; granted and unknown add nothing', async () => {
-        const denied = { ...leadFixture(new Date()), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
+        const denied = { ...onPage(leadFixture(new Date())), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
         expect(one(denied)).toMatchObject({ limited_data_use: true })
         for (const state of ['granted', 'unknown'] as const) {
           expect(one({ ...leadFixture(), consent: { adUserData: state, adPersonalization: state } })).not.toHaveProperty('limited_data_use')
@@ -145,7 +147,7 @@ testAdPlatform<TikTokOptions>({
         expect(mapped([leadFixture()])).not.toHaveProperty('test_event_code')
         const testing = withOptions({ testEventCode: 'TEST40211' })
         expect(mapped([leadFixture()], testing).test_event_code).toBe('TEST40211')
-        expect(JSON.parse((await send(tiktok.toRequest([leadFixture(new Date())], testing))).body)).toMatchObject({ code: 0 })
+        expect(JSON.parse((await send(tiktok.toRequest([onPage(leadFixture(new Date()))], testing))).body)).toMatchObject({ code: 0 })
         expect(fake.batches.at(-1)).toMatchObject({ testEventCode: 'TEST40211' })
       })
 
@@ -160,14 +162,16 @@ testAdPlatform<TikTokOptions>({
 
       it('skips an event turned off with null, and one with nothing for TikTok to match; neither is ever in a request', () => {
         const noSchedule = withOptions({ events: { Schedule: null } })
-        const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
+        const schedule: ConversionEvent = { ...onPage(leadFixture()), standardEvent: 'Schedule' }
         expect(tiktok.skipReason!(schedule, noSchedule)).toContain('events.Schedule is null')
         expect(tiktok.skipReason!(schedule, resolved)).toBeUndefined()
         expect(planDelivery(tiktok, [schedule], noSchedule)).toEqual({ refused: { [schedule.messageId]: expect.stringContaining('events.Schedule is null') }, sent: [] })
-        const nobody: ConversionEvent = { ...registrationFixture(), identity: {}, clickIds: { gclid: 'Cj0K' } }
+        const nobody: ConversionEvent = { ...onPage(registrationFixture()), identity: {}, clickIds: { gclid: 'Cj0K' } }
         expect(tiktok.skipReason!(nobody, resolved)).toMatch(/^no ttclid, hashed email, phone or external id, IP address or user agent/)
         expect(tiktok.skipReason!({ ...nobody, clickIds: { ttclid: 'E.C.P.x' } }, resolved)).toBeUndefined()
-        for (const event of fixtureEvents()) expect(tiktok.skipReason!(event, resolved)).toBeUndefined()
+        for (const event of fixtureEvents()) expect(tiktok.skipReason!(onPage(event), resolved)).toBeUndefined()
+        // The lead and the sign-up fixtures carry no page URL: not a website event TikTok can take.
+        expect(fixtureEvents().map((event) => tiktok.skipReason!(event, resolved))).toEqual([undefined, expect.stringMatching(/^no page URL/), expect.stringMatching(/^no page URL/)])
       })
 
       it('the fake refuses raw personal data, milliseconds and events older than 7 days with code 40002', async () => {
@@ -218,6 +222,91 @@ testAdPlatform<TikTokOptions>({
         const headers = { 'Retry-After': 'Mon, 02 Mar 2026 10:01:30 GMT', 'Date': 'Mon, 02 Mar 2026 10:00:00 GMT' }
         expect(outcome({ ...tiktokErrors.systemError(), headers })).toMatchObject({ status: 'retry', retryAfterMs: 90_000 })
         expect(outcome(tiktokErrors.throttled())).not.toHaveProperty('retryAfterMs')
+      })
+    })
+
+    describe('tiktok: website events only, as the Events API 2.0 reference asks', () => {
+      it('skips a sale in a store or by phone, and an online one without a page URL, saying why; never an incomplete web event', () => {
+        const store = { ...purchaseFixture(), channel: 'in_store' } as const
+        expect(tiktok.skipReason!(store, resolved)).toMatch(/^a sale in a store is an offline event for TikTok/)
+        expect(tiktok.skipReason!({ ...purchaseFixture(), channel: 'phone' }, resolved)).toMatch(/^a sale by phone is an offline event/)
+        const { pageUrl: _pageUrl, ...noPage } = purchaseFixture()
+        expect(tiktok.skipReason!(noPage, resolved)).toMatch(/^no page URL: TikTok requires page\.url/)
+        expect(tiktok.skipReason!({ ...purchaseFixture(), channel: 'bopis' }, resolved)).toBeUndefined()
+        const plan = planDelivery(tiktok, [store, purchaseFixture(), noPage], resolved)
+        expect(Object.keys(plan.refused)).toHaveLength(1)
+        expect(mapped(plan.sent).data.map((e) => e.page)).toEqual([{ url: 'https://shop.example.com/checkout/thank-you' }])
+      })
+
+      it('the fake refuses a web event without page.url (40002), as the reference marks page required for web events', async () => {
+        const response = await send(tiktok.toRequest([leadFixture(new Date())], resolved))
+        expect(JSON.parse(response.body)).toMatchObject({ code: 40002, message: 'data[0]: page.url is required for web events.' })
+      })
+    })
+
+    describe('tiktok: batches and partial failures', () => {
+      it('declares 1,000 events a request and a rate of 10 requests/s (no published figure: README "Rate limit")', () => {
+        expect([tiktok.maxBatchSize, tiktok.maxRequestsPerSecond]).toEqual([1000, 10])
+      })
+
+      it('a batch refused for the event it names: that one rejected, the rest retried and then taken', async () => {
+        const now = new Date()
+        const stale = (event: ConversionEvent) => ({ ...event, occurredAt: new Date(now.getTime() - 8 * 86_400_000) })
+        const events = batchOf(4, now).map((event, index) => (index === 1 || index === 3 ? stale(event) : event))
+        const first = await send(tiktok.toRequest(events, resolved))
+        expect(JSON.parse(first.body)).toMatchObject({ code: 40002, message: expect.stringMatching(/^data\[1\]: .*more than 7 days old/) })
+        const outcomes = tiktok.parseResponse(first, events)
+        expect(outcomes.map((o) => o.status)).toEqual(['retry', 'rejected', 'retry', 'retry'])
+        expect(outcomes[0]).toMatchObject({ message: expect.stringContaining('because of other events in it') })
+        // The worker sends the retried ones again; TikTok names the next bad one by its new index.
+        const again = [events[0]!, events[2]!, events[3]!]
+        const second = await send(tiktok.toRequest(again, resolved))
+        expect(tiktok.parseResponse(second, again).map((o) => o.status)).toEqual(['retry', 'retry', 'rejected'])
+        const last = [events[0]!, events[2]!]
+        expect(tiktok.parseResponse(await send(tiktok.toRequest(last, resolved)), last)).toEqual([{ status: 'sent' }, { status: 'sent' }])
+        expect(fake.events.slice(-2).map((e) => e.event_id)).toEqual(['msg-batch-0000', 'msg-batch-0002'])
+      })
+
+      it('a refusal naming no event, or a one-event request, gives every event the same outcome', () => {
+        const events = fixtureEvents()
+        const outcomes = tiktok.parseResponse(toResponse(tiktokErrors.invalidParameter('The request body must be a JSON object.')), events)
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+        expect(tiktok.parseResponse(toResponse(tiktokErrors.invalidParameter('data[0]: event is required.')), [leadFixture()])).toMatchObject([{ status: 'rejected' }])
+        expect(tiktok.parseResponse(toResponse(tiktokErrors.invalidParameter('data[7]: event is required.')), events).map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected'])
+      })
+    })
+
+    describe('tiktok: documented answers', () => {
+      // TikTok's response body, as its own SDK documents it (tiktok/tiktok-business-api-sdk,
+      // python_sdk/docs/InlineResponse200.md: code, message, request_id, data; codes listed in the API for Business
+      // "Appendix - Return Codes", https://ads.tiktok.com/marketing_api/docs?id=1737172488964097, not held by the corpora).
+      const documented = (code: number, message: string) => ({ status: 200, body: { code, message, request_id: '202611260000000102151230412FAA2F1E', data: {} } })
+      const cases: [number, string, 'retry' | 'rejected' | 'sent'][] = [
+        [0, 'OK', 'sent'],
+        [40100, 'Too many requests. Please retry in some time.', 'retry'],
+        [50000, 'System error', 'retry'],
+        [50002, 'System busy', 'retry'],
+        [40001, 'No permission to operate pixel code', 'rejected'],
+        [40002, 'Invalid parameters', 'rejected'],
+        [40102, 'Access token has expired.', 'rejected'],
+        [40104, 'Access token is empty.', 'rejected'],
+        [40105, 'Access token is incorrect or has been revoked.', 'rejected'],
+      ]
+      it.each(cases)('code %i (%s) → %s', (code, message, status) => {
+        expect(tiktok.parseResponse(toResponse(documented(code, message)), [leadFixture()])[0]!.status).toBe(status)
+      })
+    })
+
+    describe('tiktok: US privacy (limited data use)', () => {
+      it('sends limited_data_use: true for a US state opt-out, without country or state (TikTok takes neither); the fake takes it', async () => {
+        const optedOut: ConversionEvent = { ...purchaseFixture(new Date()), limitedDataUse: { country: 'us', state: 'ca' } }
+        const event = one(optedOut)
+        expect(event).toMatchObject({ limited_data_use: true })
+        expect(JSON.stringify(event)).not.toMatch(/"(country|state|region)"/)
+        expect(one({ ...purchaseFixture(), limitedDataUse: {} })).toMatchObject({ limited_data_use: true })
+        expect(one(purchaseFixture())).not.toHaveProperty('limited_data_use')
+        expect(JSON.parse((await send(tiktok.toRequest([optedOut], resolved))).body)).toMatchObject({ code: 0 })
+        expect(fake.events.at(-1)).toMatchObject({ event_id: 'msg-purchase-0001', limited_data_use: true })
       })
     })
   },

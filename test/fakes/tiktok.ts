@@ -5,7 +5,10 @@
  * `code` 0 on success and a non-zero code on failure. Queue tiktokErrors.* replies to inject other answers.
  *
  * Codes are TikTok's (40001 permission, 40002 parameters, 40100 throttling, 40104/40105 token, 5xxxx system);
- * the `message` texts other than research §3.9's event_id example are modelled on TikTok's wording.
+ * the `message` texts other than research §3.9's event_id example are modelled on TikTok's wording. TikTok refuses a
+ * request as a whole; the fake names the first invalid event (`data[1]: …`) in the 40002 message, which is our
+ * model, not a documented format (README "Partial failures"). A web event without `page.url` is refused: the
+ * parameter reference marks `page` required for web events.
  */
 import { isTikTokCurrency } from '../../adapters/ads/tiktok/currencies.ts'
 import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
@@ -108,7 +111,7 @@ function checkBody(body: Record<string, unknown>, nowS: number): string | undefi
   if (!Array.isArray(data) || data.length === 0) return 'data is required and must be a non-empty array.'
   if (data.length > 1000) return `Too many events in data: at most 1000 per request, got ${data.length}.`
   for (const [index, event] of data.entries()) {
-    const problem = checkEvent(event, nowS)
+    const problem = checkEvent(event, nowS) ?? (body.event_source === 'web' ? checkWebEvent(event) : undefined)
     if (problem) return `data[${index}]: ${problem}`
   }
   return undefined
@@ -125,6 +128,13 @@ function checkEvent(event: unknown, nowS: number): string | undefined {
   if (event.limited_data_use !== undefined && typeof event.limited_data_use !== 'boolean') return 'Invalid value for limited_data_use: must be a boolean.'
   if (event.page !== undefined && (!isObject(event.page) || (event.page.url !== undefined && typeof event.page.url !== 'string'))) return 'Invalid value for page.url: not a valid string.'
   return checkUser(event.user) ?? checkProperties(event.properties)
+}
+
+/** The reference: `page` is required on web events, and `page.url` is the page the event happened on. */
+function checkWebEvent(event: Record<string, unknown>): string | undefined {
+  const page = event.page
+  if (!isObject(page) || typeof page.url !== 'string' || !page.url) return 'page.url is required for web events.'
+  return undefined
 }
 
 function checkUser(user: unknown): string | undefined {

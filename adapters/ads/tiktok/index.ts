@@ -56,6 +56,8 @@ export default defineAdPlatform<TikTokOptions>({
   options,
   // `data` holds at most 1,000 events; TikTok refuses the whole request beyond that.
   maxBatchSize: 1000,
+  // TikTok publishes no Events API request rate; 10 requests/s of up to 1,000 events is our safe share (README "Rate limit").
+  maxRequestsPerSecond: 10,
   // TikTok publishes no age limit for web events; 7 days is our decision (README "Event-age window").
   maxEventAgeDays: 7,
   skipReason,

@@ -64,7 +64,23 @@ export function toTrackRequest(events: readonly ConversionEvent[], options: TikT
 /** Why TikTok should not get this event at all, or undefined when it should. */
 export function skipReason(event: ConversionEvent, options: Pick<TikTokOptions, 'events'>): string | undefined {
   if (!options.events[event.standardEvent]) return `events.${event.standardEvent} is null in the tiktok destination, so ${event.standardEvent} conversions are not sent to TikTok`
+  const webless = withoutWebContext(event)
+  if (webless) return webless
   if (Object.keys(toUser(event)).length === 0) return 'no ttclid, hashed email, phone or external id, IP address or user agent for TikTok to match the conversion to a person'
+  return undefined
+}
+
+/**
+ * Why the event is not a website event TikTok can take, or undefined when it is. TikTok requires `page` on web
+ * events; a sale in a store or by phone is an `offline` event, which goes to an Offline Event Set in a request of
+ * its own (one `event_source` per request), and this adapter sends web events to a pixel only. README.md
+ * "Web events only".
+ */
+export function withoutWebContext(event: ConversionEvent): string | undefined {
+  if (event.channel === 'in_store' || event.channel === 'phone') {
+    return `a ${event.channel === 'in_store' ? 'sale in a store' : 'sale by phone'} is an offline event for TikTok (an Offline Event Set), not a website event for the pixel; this adapter sends website events only`
+  }
+  if (!event.pageUrl) return 'no page URL: TikTok requires page.url on a website event (give the conversion page.url, or set the site\'s domains so dcgate can use the site\'s URL)'
   return undefined
 }
 
@@ -81,10 +97,16 @@ function toWebEvent(event: ConversionEvent, mapping: TikTokEventMapping): Record
     event_id: event.messageId,
     ...(Object.keys(user).length > 0 ? { user } : {}),
     ...(Object.keys(properties).length > 0 ? { properties } : {}),
+    // Required on web events; skipReason keeps events without a page URL out of the request.
     ...(event.pageUrl ? { page: { url: event.pageUrl } } : {}),
-    // TikTok's only consent field: process the event under Limited Data Use (US state privacy laws).
-    ...(event.consent.adUserData === 'denied' ? { limited_data_use: true } : {}),
+    // TikTok's only privacy field: process the event under Limited Data Use. It takes no country or state.
+    ...(limitedDataUse(event) ? { limited_data_use: true } : {}),
   }
+}
+
+/** A US state opt-out of sale or sharing, or ad-user-data consent denied (README "Consent and US privacy"). */
+function limitedDataUse(event: ConversionEvent): boolean {
+  return event.limitedDataUse !== undefined || event.consent.adUserData === 'denied'
 }
 
 /** Hashed keys as plain strings (TikTok takes a string or an array); anything not a SHA-256 digest is left out. */

@@ -1,7 +1,8 @@
 /**
  * Pure classification of an Events API 2.0 answer. TikTok usually answers HTTP 200 and puts the verdict in the
  * body's `code` (`{ code, message, request_id, data }`; 0 is success), and it accepts or refuses a request as a
- * whole, so every event of the request gets the same outcome. Codes and sources: README.md.
+ * whole: every event gets the request's outcome, except that a parameter error (40002) naming some events (`data[3]`)
+ * rejects those and retries the rest. Codes and sources: README.md.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { bodySnippet, describeHttp, outcomeByStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
@@ -20,6 +21,8 @@ const ACCEPTED = new Set([0, 20001])
 const THROTTLED = 40100
 /** 40102 token expired, 40104 token empty, 40105 token incorrect or revoked. */
 const BAD_TOKEN = new Set([40102, 40104, 40105])
+/** 40002: invalid parameters; TikTok refuses the whole request and its message may name the event, `data[3]`. */
+const INVALID_PARAMETERS = 40002
 /** 40001: the token has no permission for this pixel. */
 const NO_PERMISSION = 40001
 /** 5xxxx: TikTok's system errors and "system busy". */
@@ -27,6 +30,15 @@ const SYSTEM_ERROR_FROM = 50000
 
 export function fromTrackResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const outcome = classifyTrackResponse(response)
+  if (outcome.status === 'rejected' && events.length > 1) {
+    const named = namedEvents(response.body, events.length)
+    // TikTok refused the whole request for the events it names; the others were refused only for their company.
+    if (named.size > 0) {
+      return events.map((_, index) => named.has(index)
+        ? outcome
+        : { status: 'retry', message: `not processed: TikTok refused the whole request because of other events in it (${outcome.message})` })
+    }
+  }
   return events.map(() => outcome)
 }
 
@@ -63,6 +75,18 @@ function readEnvelope(body: string): TikTokEnvelope | undefined {
   const parsed = parseJsonObject(body)
   const code = parsed?.code
   return typeof code === 'number' && Number.isInteger(code) ? parsed as TikTokEnvelope : undefined
+}
+
+/** The events a parameter error names (`data[3]`, `data.3`), by index; none when it names no event or is another error. */
+function namedEvents(body: string, count: number): Set<number> {
+  const envelope = readEnvelope(body)
+  const named = new Set<number>()
+  if (envelope?.code !== INVALID_PARAMETERS || typeof envelope.message !== 'string') return named
+  for (const match of envelope.message.matchAll(/\bdata(?:\[(\d+)\]|\.(\d+)\b)/g)) {
+    const index = Number(match[1] ?? match[2])
+    if (index < count) named.add(index)
+  }
+  return named
 }
 
 function describe(status: number, envelope: TikTokEnvelope): string {
