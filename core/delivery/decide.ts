@@ -1,7 +1,9 @@
+import type { UsPrivacyMode } from '../config/schema.ts'
+import { normalizeCountry, normalizeState } from '../identity/normalize.ts'
 import type { EventMapping } from './mapping.ts'
 import type { VisitMatch } from './match.ts'
 import type { Trust } from './trust.ts'
-import type { StandardEvent } from './types.ts'
+import type { ConversionInput, StandardEvent } from './types.ts'
 
 /** What the pipeline knows about a new conversion once its event is mapped and the hook has run. */
 export interface DeliveryFacts {
@@ -17,6 +19,8 @@ export interface DeliveryFacts {
   deliver: 'inline' | 'background'
   /** delivery.publicGraceSeconds */
   publicGraceSeconds: number
+  /** The person opted out under a US state law (usPrivacyOf); unset when they did not, or are outside the US. */
+  usPrivacy?: UsPrivacyDecision
 }
 
 /** Where the conversion goes: its state, one outbox row per platform (or none), and when they are attempted. */
@@ -36,6 +40,8 @@ export interface DeliveryPlan {
   graceSeconds: number
   /** IP and user agent are kept while a platform may still need them: for sending now, or for a release later. */
   keepsBrowser: boolean
+  /** The US opt-out and the mode applied to it, stored with the conversion; unset when none applies. */
+  usPrivacy?: UsPrivacyDecision
 }
 
 const NO_PLATFORMS: readonly string[] = []
@@ -49,7 +55,8 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryPlan {
   const skipReason = state !== 'accepted' ? undefined
     : match.isBot ? 'the matched visit was ruled a bot'
       : match.consent === 'denied' ? 'the visitor denied consent'
-        : undefined
+        : facts.usPrivacy?.mode === 'drop' ? usPrivacyDropReason(facts.usPrivacy)
+          : undefined
   const providers = state === 'accepted' ? facts.platforms : NO_PLATFORMS
   // A public id the sender chose may be the page's copy of an order a signed webhook is about to report: it waits
   // a grace, during which a trusted copy supersedes it. Ids dcgate made cannot be another source's.
@@ -64,5 +71,60 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryPlan {
     inline: sendable && facts.deliver === 'inline' && graceSeconds === 0,
     graceSeconds,
     keepsBrowser: sendable || state === 'held',
+    usPrivacy: facts.usPrivacy,
   }
+}
+
+/**
+ * What dcgate decided for a person who opted out of the sale or sharing of their data under a US state law, stored
+ * with the conversion (`conversions.us_privacy`) and shown in the delivery report.
+ */
+export interface UsPrivacyDecision {
+  /**
+   * The site's `consent.usPrivacy` that applied: `off` sent as usual, `limited` sent with each platform's
+   * limited-data-use signal, `drop` sent nowhere.
+   */
+  mode: UsPrivacyMode
+  /**
+   * Where the opt-out came from: `gpc`, Global Privacy Control (the browser on a matched visit, or the conversion's
+   * `context.consent.gpc`); `opt_out`, the conversion's `context.consent.usPrivacyOptOut`.
+   */
+  signal: UsOptOutSignal
+  /** `us` when the person's country is known (it is then the US); unset: unknown, the platform locates the person. */
+  country?: 'us'
+  /** The US state's two-letter code, lower case, when the conversion gave it. */
+  state?: string
+}
+
+export type UsOptOutSignal = 'gpc' | 'opt_out'
+
+/** What a conversion itself says about a US opt-out: the automation body's `context.consent` (core/intake). */
+export interface UsPrivacyInput {
+  usOptOut?: UsOptOutSignal
+}
+
+const US_STATE_CODE = /^[a-z]{2}$/
+
+/**
+ * Whether a US state's opt-out applies to this conversion, and how the site treats it. An opt-out comes from the
+ * conversion itself, else from any matched visit whose browser sent Global Privacy Control (a later visit without
+ * the signal does not take it back). It applies to a person in the US, and to one whose country nobody knows; the
+ * country is the conversion's own (traits), else the newest matched visit's (from its IP address). Elsewhere it
+ * changes nothing: EU consent has its own rules (`consent.banner` and the consent gate).
+ */
+export function usPrivacyOf(mode: UsPrivacyMode, input: ConversionInput & UsPrivacyInput, match: Pick<VisitMatch, 'gpc' | 'country'>): UsPrivacyDecision | undefined {
+  const signal = input.usOptOut ?? (match.gpc ? 'gpc' : undefined)
+  if (!signal) return undefined
+  const country = normalizeCountry(input.traits?.country) ?? match.country?.toLowerCase()
+  if (country !== undefined && country !== 'us') return undefined
+  if (country === undefined) return { mode, signal }
+  // The state only from the conversion: the bundled IP data is country level.
+  const state = normalizeState(input.traits?.state)
+  return { mode, signal, country, ...(state && US_STATE_CODE.test(state) ? { state } : {}) }
+}
+
+/** The `error` of every delivery a `drop` site skips, and the answer's `not sent: …`. */
+export function usPrivacyDropReason(decision: UsPrivacyDecision): string {
+  const how = decision.signal === 'gpc' ? 'with Global Privacy Control' : 'in context.consent'
+  return `the person opted out of the sale or sharing of their data (US state privacy law) ${how}; consent.usPrivacy is drop`
 }

@@ -13,11 +13,18 @@ export interface VisitMatch {
   /** The newest visit's landing URL and user agent: the web context of a conversion that brings none. */
   landingUrl?: string
   userAgent?: string
+  /** A visit's browser sent Global Privacy Control: the person opted out of the sale or sharing of their data. */
+  gpc: boolean
+  /** The newest visit's country (from its IP address), two letters, upper case. */
+  country?: string
 }
 
-/** What the person's earlier visits (newest first) tell: their click ids, consent and whether they were all bots. */
+/**
+ * What the person's earlier visits (newest first) tell: their click ids, consent, whether they were all bots, whether
+ * they opted out with Global Privacy Control, and the newest one's web context and country.
+ */
 export function toVisitMatch(rows: readonly VisitRow[], newest: NewestVisit | null = null): VisitMatch {
-  if (rows.length === 0) return { matched: 0, clickIds: {}, consent: 'unknown', isBot: false }
+  if (rows.length === 0) return { matched: 0, clickIds: {}, consent: 'unknown', isBot: false, gpc: false }
   const clickIds: ClickIds = {}
   for (const row of [...rows].reverse()) {
     for (const name of CLICK_ID_NAMES) if (row.click_ids[name]) clickIds[name] = row.click_ids[name]
@@ -28,8 +35,11 @@ export function toVisitMatch(rows: readonly VisitRow[], newest: NewestVisit | nu
     clickIds,
     consent: latestConsent === 'granted' || latestConsent === 'denied' ? latestConsent : 'unknown',
     isBot: rows.every((r) => r.is_bot),
+    // An opt-out stays: a later visit without the signal does not take it back.
+    gpc: rows.some((r) => r.gpc),
     ...(newest?.landing_url ? { landingUrl: newest.landing_url } : {}),
     ...(newest?.user_agent ? { userAgent: newest.user_agent } : {}),
+    ...(newest?.country ? { country: newest.country } : {}),
   }
 }
 

@@ -6,7 +6,7 @@ import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import { DUPLICATE, summarise, type AcceptResult, type AttemptResult } from './answer.ts'
-import { decideDelivery } from './decide.ts'
+import { decideDelivery, usPrivacyOf } from './decide.ts'
 import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
@@ -74,6 +74,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const plan = decideDelivery({
         mapping, hold, match, platforms: platformsOf(site.id), trust: meta.trust, deliver: meta.deliver ?? 'inline',
         chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds,
+        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, input, match),
       })
 
       const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site) })

@@ -1,6 +1,6 @@
 import { columnsOf } from '../db/columns.ts'
 import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
-import type { DeliveryPlan } from './decide.ts'
+import type { DeliveryPlan, UsPrivacyDecision } from './decide.ts'
 import type { VisitMatch } from './match.ts'
 import type { AcceptMeta } from './pipeline.ts'
 import { platformEventId, type Trust } from './trust.ts'
@@ -39,6 +39,8 @@ export interface ConversionRow {
   content_category: string | null
   /** A held conversion's normalised email, so a release by event and email finds it. */
   held_email: string | null
+  /** The US state opt-out and the site's mode for it (decide.ts); undefined, bound as SQL NULL, when none applies. */
+  us_privacy: UsPrivacyDecision | undefined
 }
 
 export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
@@ -47,7 +49,7 @@ export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
   ['currency', 'text'], ['order_id', 'text'], ['channel', 'text'], ['items', 'jsonb'], ['identity', 'jsonb'],
   ['click_ids', 'jsonb'], ['user_id', 'text'], ['anonymous_id', 'text'], ['session_id', 'text'], ['page_url', 'text'],
   ['ip', 'text'], ['user_agent', 'text'], ['consent', 'text'], ['is_bot', 'boolean'], ['confirmation', 'text'],
-  ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'],
+  ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'], ['us_privacy', 'jsonb'],
 ])
 
 /** What every outbox row of a new conversion shares; one row is written per provider. */
@@ -108,6 +110,7 @@ export function toConversionRow(
     content_name: input.contentName ?? first?.name ?? null,
     content_category: input.contentCategory ?? first?.category ?? null,
     held_email: plan.state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
+    us_privacy: plan.usPrivacy,
   }
 }
 
@@ -131,7 +134,7 @@ export function toDeliveryRow(plan: DeliveryPlan, leaseSeconds: number): Deliver
 /** The fields of a stored (or about to be stored) conversion that adapters see. */
 export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust' | 'event' | 'value' | 'currency' | 'order_id' | 'channel'
   | 'items' | 'identity' | 'click_ids' | 'ip' | 'user_agent' | 'page_url' | 'consent' | 'confirmation'>
-  & { standard_event: string | null, occurred_at: Date | string }
+  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null }
 
 /** A conversion as adapters see it: the row just written (an inline attempt) or read back (the worker). */
 export function toEvent(row: EventFields): ConversionEvent {
@@ -153,6 +156,12 @@ export function toEvent(row: EventFields): ConversionEvent {
     userAgent: row.user_agent ?? undefined,
     pageUrl: row.page_url ?? undefined,
     consent: { adUserData: consent, adPersonalization: consent },
+    ...(row.us_privacy?.mode === 'limited' ? { limitedDataUse: toLimitedDataUse(row.us_privacy) } : {}),
     confirmation: row.confirmation as Confirmation,
   }
+}
+
+/** The platforms' limited-data-use location: the country and state when known; without them the platform locates the person. */
+function toLimitedDataUse({ country, state }: UsPrivacyDecision): NonNullable<ConversionEvent['limitedDataUse']> {
+  return { ...(country ? { country } : {}), ...(state ? { state } : {}) }
 }

@@ -4,6 +4,7 @@
  * the other.
  */
 import * as v from 'valibot'
+import type { UsPrivacyInput } from '../delivery/decide.ts'
 import type { ConversionInput } from '../delivery/types.ts'
 import { canonicalEmail, EMAIL_MESSAGE, MAX_EMAIL_LENGTH } from '../identity/email.ts'
 import { isSha256Hex } from '../identity/hash.ts'
@@ -81,14 +82,22 @@ export const ConversionRequest = v.looseObject({
     ip: v.optional(v.pipe(v.string(), v.maxLength(45, 'must be an IPv4 or IPv6 address'), v.ip('must be an IPv4 or IPv6 address'))),
     userAgent: v.optional(Text(2048)),
     page: v.optional(v.looseObject({ url: v.optional(Text(4096)) })),
+    // The person's choices. Other keys (Segment's categoryPreferences) are accepted and ignored.
+    consent: v.optional(v.looseObject({
+      /** The person opted out of the sale or sharing of their data, or of targeted advertising, under a US state law. */
+      usPrivacyOptOut: v.optional(v.boolean('must be true or false')),
+      /** The buyer's browser sent Global Privacy Control (`Sec-GPC: 1`, navigator.globalPrivacyControl). */
+      gpc: v.optional(v.boolean('must be true or false')),
+    }, 'must be an object')),
   })),
 })
 export type ConversionRequestOutput = v.InferOutput<typeof ConversionRequest>
 
-/** The validated request body in the pipeline's terms. */
-export function toConversionInput(body: ConversionRequestOutput): ConversionInput {
+/** The validated request body in the pipeline's terms (with the US opt-out core/delivery/decide.ts reads). */
+export function toConversionInput(body: ConversionRequestOutput): ConversionInput & UsPrivacyInput {
   const properties = body.properties ?? {}
   const context = body.context ?? {}
+  const consent = context.consent ?? {}
   return {
     messageId: body.messageId,
     event: body.event,
@@ -107,5 +116,6 @@ export function toConversionInput(body: ConversionRequestOutput): ConversionInpu
     pageUrl: context.page?.url,
     contentName: properties.content_name,
     contentCategory: properties.content_category,
+    usOptOut: consent.usPrivacyOptOut === true ? 'opt_out' : consent.gpc === true ? 'gpc' : undefined,
   }
 }

@@ -11,6 +11,8 @@ export interface HitContext {
   verdict: VisitInfo
   /** False while consent is required and not given: nothing that identifies the visitor is kept. */
   personal: boolean
+  /** The request carried Global Privacy Control (request.ts, globalPrivacyControl). */
+  gpc?: boolean
 }
 
 /** A browser clock ahead of ours, or more than a day behind, is not believed. */
@@ -70,6 +72,7 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
     click_ids: body.clickIds ?? {},
     consent: body.consent,
     device_hash: body.device?.hash ?? null,
+    gpc: ctx.gpc === true,
   }
   return { events, visit }
 }

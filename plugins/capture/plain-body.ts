@@ -13,7 +13,7 @@ const HEX64 = /^[0-9a-f]{64}$/
 const HEX12 = /^[0-9a-f]{12}$/
 const CLICK_IDS: ReadonlySet<string> = new Set(CLICK_ID_KEYS)
 const CONSENTS: ReadonlySet<unknown> = new Set(['granted', 'denied', 'unknown'])
-const BODY_KEYS: ReadonlySet<string> = new Set(['v', 'sid', 'vid', 'hits', 'clickIds', 'consent', 'signals', 'device', 'screen', 'lang', 'tz'])
+const BODY_KEYS: ReadonlySet<string> = new Set(['v', 'sid', 'vid', 'hits', 'clickIds', 'consent', 'signals', 'device', 'screen', 'lang', 'tz', 'gpc'])
 
 type Obj = Record<string, unknown>
 
@@ -92,6 +92,7 @@ export function plainCollectBody(input: unknown): CollectBody | undefined {
   if (input.device !== undefined && !deviceOk(input.device)) return undefined
   if (input.screen !== undefined && !(isObject(input.screen) && onlyKeys(input.screen, SCREEN_KEYS) && isCount(input.screen.w) && isCount(input.screen.h))) return undefined
   if (!optText(input.lang, 35) || !optText(input.tz, 64)) return undefined
+  if (input.gpc !== undefined && typeof input.gpc !== 'boolean') return undefined
   input.consent ??= 'unknown'
   return input as unknown as CollectBody
 }

@@ -118,6 +118,11 @@ export const CollectBody = v.object({
   screen: v.optional(v.object({ w: v.pipe(v.number(), v.integer(), v.minValue(0)), h: v.pipe(v.number(), v.integer(), v.minValue(0)) })),
   lang: v.optional(v.pipe(v.string(), v.maxLength(35))),
   tz: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  /**
+   * navigator.globalPrivacyControl was true: the visitor opted out of the sale or sharing of their data. The browser
+   * also sends `Sec-GPC: 1`; this carries it through a server-side worker. Sent only when true.
+   */
+  gpc: v.optional(v.boolean()),
 })
 export type CollectBody = v.InferOutput<typeof CollectBody>
 

@@ -13,6 +13,16 @@ export function requestVisitor(event: H3Event, trustProxy: TrustProxy): Visitor 
 }
 
 /**
+ * Whether the visitor opted out of the sale or sharing of their data with Global Privacy Control: the browser's
+ * `Sec-GPC: 1` header (https://w3c.github.io/gpc/), or `gpc: true` in the body, which the script sets when
+ * navigator.globalPrivacyControl is true and a server-side worker forwards. An opt-out is believed from anyone: it
+ * can only make dcgate send less.
+ */
+export function globalPrivacyControl(event: H3Event, body: { gpc?: boolean }): boolean {
+  return body.gpc === true || event.req.headers.get('sec-gpc')?.trim() === '1'
+}
+
+/**
  * How a browser page at an origin is answered: `refused` (403), `open` (its origin reflected, no credentials: the
  * browser neither sends cookies it could not send anyway nor lets the page read a credentialed answer), or
  * `credentials` (reflected with `Access-Control-Allow-Credentials: true`).

@@ -14,6 +14,7 @@ import { Migration20261121121510 } from './Migration20261121121510.ts'
 import { Migration20261125185720 } from './Migration20261125185720.ts'
 import { Migration20261125190547 } from './Migration20261125190547.ts'
 import { Migration20261125212830 } from './Migration20261125212830.ts'
+import { Migration20261126001534 } from './Migration20261126001534.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125185720', class: Migration20261125185720 },
   { name: 'Migration20261125190547', class: Migration20261125190547 },
   { name: 'Migration20261125212830', class: Migration20261125212830 },
+  { name: 'Migration20261126001534', class: Migration20261126001534 },
 ]

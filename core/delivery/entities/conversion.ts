@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+import type { UsPrivacyDecision } from '../decide.ts'
 import type { ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
 
 /**
@@ -60,6 +61,8 @@ export const Conversion = defineEntity({
     resolvedAt: p.datetime(6).nullable(),
     /** accepted | unmapped | held → released | dropped | expired */
     state: p.string().length(16),
+    /** A US state opt-out and the site's consent.usPrivacy applied to it ({ mode, signal, country?, state? }); null when none. */
+    usPrivacy: p.json<UsPrivacyDecision>().nullable(),
     createdAt: p.datetime(6).defaultRaw('now()'),
   },
 })

@@ -9,26 +9,27 @@ import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type Delivery
 /**
  * $1 site, $2 messageId, $3 whether to search visits, $4 dc_session_id, $5 email hash. The trust tiers that already
  * hold the messageId (a repeat is answered before any hook runs; see pipeline.ts for what each tier may repeat), the
- * person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50, and the
- * newest one's landing URL and user agent (a server conversion's web context when it brings none).
+ * person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50, with
+ * whether each carried Global Privacy Control, and the newest one's landing URL and user agent (a server
+ * conversion's web context when it brings none) and country (where a US opt-out applies).
  */
 const LOOK_UP_INTAKE: PreparedStatement = {
   // email_hash too: a visit written by an instance of an earlier version (a rolling upgrade) has no email_hashes yet.
-  name: 'dcgate_intake_lookup_v5',
+  name: 'dcgate_intake_lookup_v6',
   text: `with v as (
-      select click_ids, consent, is_bot, landing_url, user_agent from visits
+      select click_ids, consent, is_bot, gpc, landing_url, user_agent, country from visits
       where $3::boolean and site_id = $1 and (session_id = $4 or email_hash = $5 or email_hashes @> array[$5::text])
       order by started_at desc, id desc limit 50)
     select array(select trust from conversions where site_id = $1 and message_id = $2) as holders,
-      (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'is_bot', is_bot)) from v) as visits,
-      (select json_build_object('landing_url', landing_url, 'user_agent', user_agent) from v limit 1) as newest`,
+      (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'is_bot', is_bot, 'gpc', gpc)) from v) as visits,
+      (select json_build_object('landing_url', landing_url, 'user_agent', user_agent, 'country', country) from v limit 1) as newest`,
 }
 
 /** A visit as the intake's lookup returns it. */
-export interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean }
+export interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean, gpc: boolean }
 
-/** The newest matched visit's web context. */
-export interface NewestVisit { landing_url: string | null, user_agent: string | null }
+/** The newest matched visit's web context and country. */
+export interface NewestVisit { landing_url: string | null, user_agent: string | null, country?: string | null }
 
 /** One round trip for both reads intake makes before its write. `holders`: `trusted` and/or `public`. */
 export async function lookUpIntake(
@@ -49,7 +50,7 @@ const PROVIDERS = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 1}`
  * rows' (rows.ts), then the providers: one outbox row each.
  */
 const INSERT_CONVERSION: PreparedStatement = {
-  name: 'dcgate_insert_conversion_v4',
+  name: 'dcgate_insert_conversion_v5',
   text: `with c as (
       insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
       values (gen_random_uuid(), ${placeholders(CONVERSION_COLUMNS)})

@@ -87,6 +87,8 @@ function start(): void {
     const body: CollectInput = { v: PROTOCOL_VERSION, hits, consent: state.choice || 'unknown', signals: signals(), screen: { w: screen.width, h: screen.height } }
     if (lang) body.lang = lang.slice(0, 35)
     if (tz) body.tz = tz.slice(0, 64)
+    // Global Privacy Control: the visitor opted out of sale and sharing (the header says so too, but not through a worker).
+    if ((navigator as { globalPrivacyControl?: unknown }).globalPrivacyControl === true) body.gpc = true
     if (permitted()) {
       body.sid = session()
       body.vid = visitor()

@@ -12,7 +12,7 @@ import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } f
 import type { CaptureWriter } from '../store/writer.ts'
 import type { CaptureBatch } from '../store/rows.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
-import { requestVisitor, type Visitor } from '../request.ts'
+import { globalPrivacyControl, requestVisitor, type Visitor } from '../request.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
 
@@ -56,7 +56,8 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     const verdict = intel.classify({ ip: visitor.ip, userAgent: visitor.userAgent, signals: body.signals, timing: { kind: body.hits.some((h) => h.t === 'pageview') ? 'pageview' : 'event' } })
     const required = consentRequired(site, verdict.country, intel)
     const personal = personalAllowed(required, body.consent)
-    const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal })
+    const gpc = globalPrivacyControl(event, body)
+    const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal, gpc })
     // A refusal with the visit id: the script's one-time notice that the visitor withdrew consent.
     if (body.consent === 'denied' && body.sid) batch.withdrawn = { site_id: site.id, session_id: body.sid }
     await journaled(ctx, writer, batch)

@@ -31,5 +31,6 @@ export function mergeVisit(seen: VisitRow, row: VisitRow): VisitRow {
     consent: row.consent === 'unknown' ? seen.consent : row.consent,
     visitor_id: row.visitor_id ?? seen.visitor_id,
     device_hash: row.device_hash ?? seen.device_hash,
+    gpc: Boolean(seen.gpc || row.gpc),
   }
 }

@@ -76,6 +76,16 @@ export const VISIT_COLUMNS = {
   }),
   /** The browser's device fingerprint (SHA-256 hex), erasable. */
   device_hash: column<string | null>('text', { entity: p.string().length(64).nullable(), update: 'newer' }),
+  /**
+   * A hit of the visit carried Global Privacy Control (`Sec-GPC: 1`, or the script saw navigator.globalPrivacyControl):
+   * the person opted out of the sale or sharing of their data. Once seen it stays; a journal line written before this
+   * column has no value here, read as false.
+   */
+  gpc: column<boolean>('boolean', {
+    entity: p.boolean().default(false),
+    insert: 'coalesce(s.gpc, false)',
+    update: { sql: 'v.gpc or excluded.gpc' },
+  }),
 }
 
 /** The columns of visits the flush computes instead of carrying them in the row (`c`: the events it inserted). */
