@@ -5,15 +5,17 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
  * $1 site, $2 a status or null for all, $3 at most this many. One row per conversion per platform, newest first,
  * with what the export of validated conversions reports for it. `has_consent` is true only for an explicit grant
  * from the visitor's consent banner; a server-side conversion with no matched visit has no consent signal (false),
- * and a denied one is never delivered.
+ * and a denied one is never delivered. `us_privacy` is the site's `consent.usPrivacy` that applied to a person who
+ * opted out under a US state law (`off`, `limited` or `drop`), null when none did (no opt-out, or not in the US).
  */
 const LIST_DELIVERIES: PreparedStatement = {
-  name: 'dcgate_list_deliveries_v1',
+  name: 'dcgate_list_deliveries_v2',
   reusePlan: false,
   text: `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
       d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
       c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
-      c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category
+      c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category,
+      c.us_privacy ->> 'mode' as us_privacy
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ($2::text is null or d.status = $2) order by d.created_at desc, d.id desc limit $3`,
 }
