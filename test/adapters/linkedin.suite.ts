@@ -173,6 +173,15 @@ function linkedInSpecificTests(): void {
       expect(outcome(linkedInErrors.versionInactive('202508'))).toMatchObject({ status: 'rejected', message: expect.stringContaining(`no longer serves API version ${LINKEDIN_API_VERSION}`) })
     })
 
+    // LinkedIn "Error Handling" (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling):
+    // a Rest.li body { status, serviceErrorCode, code, message } for each refusal.
+    it('rejects each documented token refusal (empty, invalid 65600, revoked 65601, expired 65602) and a missing version', () => {
+      for (const reply of [linkedInErrors.emptyToken(), linkedInErrors.invalidToken(), linkedInErrors.revokedToken(), linkedInErrors.expiredToken()]) {
+        expect(linkedin.parseResponse(toResponse(reply), three.slice(0, 1))[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining('refreshToken') })
+      }
+      expect(linkedin.parseResponse(toResponse(linkedInErrors.versionMissing()), three.slice(0, 1))[0]).toMatchObject({ status: 'rejected', message: expect.stringContaining('upgrade dcgate') })
+    })
+
     it('retries a daily throttle at midnight UTC, a write conflict, and server errors', () => {
       const throttled = { ...linkedInErrors.throttled(), headers: { Date: 'Sat, 21 Nov 2026 20:00:00 GMT' } }
       expect(linkedin.parseResponse(reply(throttled), three.slice(0, 1))[0]).toMatchObject({ status: 'retry', retryAfterMs: 4 * 3_600_000 })
@@ -235,6 +244,30 @@ function linkedInSpecificTests(): void {
       await linkedin.authorize!(refreshOpts(), ctx)
       fake.revokeTokens()
       expect((await deliver([event()], refreshOpts(), ctx))[0]).toMatchObject({ status: 'rejected' })
+    })
+
+    it('maps a partial failure back to its rows: the rows LinkedIn names are rejected, the rest retried and then recorded', async () => {
+      const old = event({ messageId: 'too-old', occurredAt: new Date(Date.now() - 91 * 86_400_000) })
+      const events = [event({ messageId: 'a' }), old, event({ messageId: 'c' }), event({ messageId: 'd', standardEvent: 'Purchase' })]
+      const before = fake.conversions.length
+      const outcomes = await deliver(events, staticOpts())
+      expect(outcomes.map((o) => o.status)).toEqual(['retry', 'rejected', 'retry', 'retry'])
+      expect(outcomes[1]).toMatchObject({ message: expect.stringContaining('/conversionHappenedAt :: conversion happened more than 90 days ago') })
+      // LinkedIn refused the whole batch: nothing of it was recorded, so the others are sent again and accepted.
+      expect(fake.conversions.length).toBe(before)
+      const again = events.filter((_, i) => outcomes[i]!.status === 'retry')
+      expect(await deliver(again, staticOpts())).toEqual(again.map(() => ({ status: 'sent' })))
+      expect(fake.conversions.slice(before).map((c) => c.element.eventId)).toEqual(['a', 'c', 'd'])
+    })
+
+    it('sends nothing extra for a US opt-out: LinkedIn documents no limited-data-use signal (README "US privacy")', () => {
+      const limited = event({ limitedDataUse: { country: 'us', state: 'ca' } })
+      expect(linkedin.toRequest([limited], staticOpts()).body).toBe(linkedin.toRequest([event()], staticOpts()).body)
+      expect(skipReason(limited, staticOpts())).toBeUndefined()
+    })
+
+    it('declares 5,000 conversions a request and 3 requests a second', () => {
+      expect([linkedin.maxBatchSize, linkedin.maxRequestsPerSecond]).toEqual([5000, 3])
     })
 
     it('takes a full batch of 5,000 and refuses 5,001', async () => {

@@ -58,6 +58,9 @@ export default defineAdPlatform<LinkedInOptions>({
   options: linkedInOptions,
   // BATCH_CREATE takes at most 5,000 elements a request.
   maxBatchSize: 5000,
+  // 600 requests a minute and 300,000 a day (Salesforce's LinkedIn connector reference; LinkedIn's own rate-limit page
+  // publishes none): 3 a second stays under both, and carries up to 15,000 conversions a second (README).
+  maxRequestsPerSecond: 3,
   // LinkedIn rejects events that happened more than 90 days ago.
   maxEventAgeDays: 90,
   skipReason,
