@@ -67,6 +67,9 @@ function rewriteLocalPart(normalized: string, rewrite: (local: string) => string
   return local ? `${local}${normalized.slice(at)}` : normalized
 }
 
+// "(+1)2133734253", "( +44 ) 20…": a country code wrapped in parentheses, which libphonenumber does not read.
+const WRAPPED_COUNTRY_CODE = /^\(\s*(\+\d{1,3})\s*\)/
+
 /** The libphonenumber country for a country given in any form normalizeCountry accepts. */
 function toPhoneCountry(country: string | undefined): CountryCode | undefined {
   const code = normalizeCountry(country)?.toUpperCase()
@@ -78,10 +81,11 @@ function toPhoneCountry(country: string | undefined): CountryCode | undefined {
  * ("(650) 555-1212", "030 1234567") need `defaultCountry` (ISO alpha-2 or a country name); numbers written with "+",
  * the "00" international prefix, or as digits with the country code ("16505551212") do not. Extensions are dropped. Validity is judged by libphonenumber-js with its
  * default ("min") metadata: country calling code, leading digits and length, not the full digit patterns, so newly
- * allocated ranges are not rejected by an older metadata release.
+ * allocated ranges are not rejected by an older metadata release. Written forms read too: full-width digits (NFKC),
+ * a "tel:" prefix, and a country code in parentheses ("(+1)2133734253", TikTok's example).
  */
 export function normalizePhone(raw: unknown, defaultCountry?: string): string | undefined {
-  let text = toText(raw)?.trim()
+  let text = toText(raw)?.normalize('NFKC').trim().replace(/^tel:/i, '').replace(WRAPPED_COUNTRY_CODE, '$1 ')
   if (!text) return undefined
   if (text.startsWith('00')) text = `+${text.slice(2)}`
   const country = toPhoneCountry(defaultCountry)
@@ -91,9 +95,21 @@ export function normalizePhone(raw: unknown, defaultCountry?: string): string | 
   return parsed?.isValid() ? parsed.number : undefined
 }
 
-/** First or last name: lowercase, no punctuation, symbols or spaces; letters of any script kept, in UTF-8 NFC. */
+// Titles before a name and generational or degree suffixes after it, which Google says to leave out ("Mrs.", "Jr.").
+const NAME_PREFIXES = new Set(['mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'rev', 'sir', 'dame', 'mme', 'mlle'])
+const NAME_SUFFIXES = new Set(['jr', 'sr', 'ii', 'iii', 'iv', 'phd', 'md', 'esq'])
+
+/**
+ * First or last name: lowercase, no punctuation, symbols or spaces; letters of any script kept, in UTF-8 NFC.
+ * A leading title and a trailing suffix are dropped when another word remains ("Mrs. Jane" → "jane", "Smith Jr." →
+ * "smith"); a name that is only such a word stays ("Sir" → "sir").
+ */
 export function normalizeName(raw: unknown): string | undefined {
-  return lowerAndKeep(raw, NOT_LETTER_OR_DIGIT)
+  const words = toText(raw)?.toLowerCase().normalize('NFC').split(/[\s.,]+/).filter((word) => word !== '')
+  if (!words) return undefined
+  if (words.length > 1 && NAME_PREFIXES.has(words[0]!)) words.shift()
+  if (words.length > 1 && NAME_SUFFIXES.has(words[words.length - 1]!)) words.pop()
+  return lowerAndKeep(words.join(' '), NOT_LETTER_OR_DIGIT)
 }
 
 /** City: lowercase letters of any script only ("Menlo Park" → "menlopark", "São Paulo" → "sãopaulo"). */

@@ -122,6 +122,16 @@ describe('phone', () => {
     expect(normalizePhone('+49 30 1234567', 'US')).toBe('+49301234567')
   })
 
+  it('reads written forms: a country code in parentheses, a tel: prefix, full-width digits, a trunk 0 after the code', () => {
+    expect(normalizePhone('(+1)2133734253')).toBe('+12133734253') // TikTok Events API example
+    expect(normalizePhone('( +44 ) 20 7946 0958', 'US')).toBe('+442079460958')
+    expect(normalizePhone('tel:+1-650-555-1212')).toBe('+16505551212')
+    expect(normalizePhone('＋１ ６５０ ５５５ １２１２')).toBe('+16505551212')
+    expect(normalizePhone('+33 (0)6 12 34 56 78')).toBe('+33612345678')
+    expect(normalizePhone('+39 06 1234 5678')).toBe('+390612345678') // Italy keeps its leading 0
+    expect(normalizePhone('(0)20 7946 0958', 'GB')).toBe('+442079460958')
+  })
+
   it('rejects what is not a valid number, and national numbers without a country', () => {
     for (const [bad, country] of [
       ['', 'US'], ['abc', 'US'], ['12345', 'US'], ['+1 555 123 4567', undefined], ['+1 123 456 7890', undefined],
@@ -157,6 +167,13 @@ describe('names, city, state, zip, country, external id', () => {
     expect(normalizeName('ŻÓŁĆ')).toBe('żółć')
     expect(normalizeName('李小龍')).toBe('李小龍')
     expect(normalizeName('...')).toBeUndefined()
+    expect(normalizeName('Mrs. Jane')).toBe('jane')
+    expect(normalizeName('Dr Jean-Luc')).toBe('jeanluc')
+    expect(normalizeName('Smith Jr.')).toBe('smith')
+    expect(normalizeName('Smith, III')).toBe('smith')
+    expect(normalizeName('Sir')).toBe('sir')
+    expect(normalizeName('Jr.')).toBe('jr')
+    expect(normalizeName('Mrsa')).toBe('mrsa')
     expect(hashIdentity({ first_name: 'Mary', last_name: "O'Brien" })).toEqual({ firstName: HASH.metaMary, lastName: HASH.obrien })
     expect(hashIdentity({ first_name: 'VALÉRY' })).toEqual({ firstName: HASH.metaValery })
   })
