@@ -232,5 +232,89 @@ testAdPlatform<RedditOptions>({
         expect(outcome({ status: 200, body: 'OK' })).toEqual({ status: 'sent' })
       })
     })
+
+    describe('reddit: website events and what else a conversion is', () => {
+      it('a website event carries its page; an online one without a page URL is OTHER, never an incomplete WEBSITE event', async () => {
+        const { pageUrl: _pageUrl, ...noPage } = withRdtCid(purchaseFixture(new Date()))
+        expect(one(purchaseFixture())).toMatchObject({ action_source: 'WEBSITE', event_source_url: 'https://shop.example.com/checkout/thank-you' })
+        expect(one(noPage).action_source).toBe('OTHER')
+        expect(one(noPage)).not.toHaveProperty('event_source_url')
+        expect(one({ ...noPage, channel: 'bopis' }).action_source).toBe('OTHER')
+        expect((await send(reddit.toRequest([noPage], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ action_source: 'OTHER', click_id: 'a7d0bd6c-2cf2-4c1e-9d3b-5f0e1a2b3c4d' })
+      })
+
+      it('the fake refuses event_source_url on a non-website event, as the v3 migration guide allows it on WEBSITE only', async () => {
+        const event = { ...one(purchaseFixture(new Date())), action_source: 'PHYSICAL_STORE' }
+        const response = await send({ ...reddit.toRequest([], resolved), body: JSON.stringify({ data: { events: [event] } }) })
+        expect(JSON.parse(response.body).error.fields).toEqual([{ field: '$.data.events[0].event_source_url', message: 'event_source_url may only be sent with action_source WEBSITE' }])
+      })
+    })
+
+    describe('reddit: batches, rate and partial failures', () => {
+      it('declares 1,000 events a request and 10 requests/s (10,000 events/s, and Event Testing\'s 10 test events/s)', () => {
+        expect([reddit.maxBatchSize, reddit.maxRequestsPerSecond]).toEqual([1000, 10])
+      })
+
+      it('a batch with two bad events: Reddit names both, they are rejected, the three others retried and then taken', async () => {
+        const now = Date.now()
+        const events = batchOf(5, new Date(now)).map((event, index) => (index === 1 || index === 3 ? { ...event, occurredAt: new Date(now - 8 * 86_400_000) } : event))
+        const response = await send(reddit.toRequest(events, resolved))
+        expect(response.status).toBe(400)
+        expect(JSON.parse(response.body).error.message).toBe('There were 2 invalid conversion events. None were processed.')
+        const outcomes = reddit.parseResponse(response, events)
+        expect(outcomes.map((o) => o.status)).toEqual(['retry', 'rejected', 'retry', 'rejected', 'retry'])
+        expect(outcomes[3]).toMatchObject({ message: expect.stringContaining('$.data.events[3].event_at') })
+        const good = [events[0]!, events[2]!, events[4]!]
+        expect(reddit.parseResponse(await send(reddit.toRequest(good, resolved)), good).map((o) => o.status)).toEqual(['sent', 'sent', 'sent'])
+        expect(fake.events.slice(-3).map((e) => e.metadata.conversion_id)).toEqual(['msg-batch-0000', 'msg-batch-0002', 'msg-batch-0004'])
+      })
+    })
+
+    describe('reddit: documented error answers', () => {
+      // The error table of Reddit's Conversions API v3 docs (https://ads-api.reddit.com/docs/v3/, Conversions API →
+      // Direct Integration; read 2026-11-26 in the copy kept by segmentio/action-destinations,
+      // reddit-conversions-api/V3-API-REFERENCE.md). The table gives status and message; the body is v3's
+      // `{ error: { code, message } }`.
+      const documented = (code: number, message: string) => ({ status: code, body: { error: { code, message } } })
+      const cases: [number, string, 'retry' | 'rejected'][] = [
+        [400, 'There were 1 invalid conversion events. None were processed.', 'rejected'],
+        [400, 'Bad Request', 'rejected'],
+        [401, 'No bearer token provided', 'rejected'],
+        [401, 'UNAUTHORIZED', 'rejected'],
+        [403, 'You\'re not authorized to post conversions to Pixel ID a2_fake1234abcd.', 'rejected'],
+        [403, 'Missing adsconversions scope to post conversions to Pixel.', 'rejected'],
+        [429, 'Your user agent was automatically ratelimited.', 'retry'],
+        [429, 'Too many requests/events within timeframe.', 'retry'],
+        [500, 'The service is currently unavailable. No conversion events were processed.', 'retry'],
+      ]
+      it.each(cases)('HTTP %i %s → %s, quoting Reddit', (code, message, status) => {
+        const [outcome] = reddit.parseResponse(toResponse(documented(code, message)), [leadFixture()])
+        expect(outcome).toMatchObject({ status, message: expect.stringContaining(message) })
+      })
+    })
+
+    describe('reddit: US privacy (Limited Data Use)', () => {
+      it('sends LDU with country US and region US-CA for a California opt-out; the fake takes it', async () => {
+        const optedOut: ConversionEvent = { ...leadFixture(new Date()), limitedDataUse: { country: 'us', state: 'ca' } }
+        expect(one(optedOut).user.data_processing_options).toEqual({ modes: ['LDU'], country: 'US', region: 'US-CA' })
+        expect((await send(reddit.toRequest([optedOut], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)!.user.data_processing_options).toEqual({ modes: ['LDU'], country: 'US', region: 'US-CA' })
+      })
+
+      it('a state alone is a US state; nothing known leaves Reddit to locate the person; no opt-out adds nothing', () => {
+        expect(one({ ...leadFixture(), limitedDataUse: { state: 'co' } }).user.data_processing_options).toEqual({ modes: ['LDU'], country: 'US', region: 'US-CO' })
+        expect(one({ ...leadFixture(), limitedDataUse: { country: 'us' } }).user.data_processing_options).toEqual({ modes: ['LDU'], country: 'US' })
+        expect(one({ ...leadFixture(), limitedDataUse: {} }).user.data_processing_options).toEqual({ modes: ['LDU'] })
+        expect(one(leadFixture()).user).not.toHaveProperty('data_processing_options')
+      })
+
+      it('the fake refuses a region that is not ISO 3166-2', async () => {
+        const event = one(leadFixture(new Date()))
+        const bad = { ...event, user: { ...event.user, data_processing_options: { modes: ['LDU'], country: 'US', region: 'California' } } }
+        const response = await send({ ...reddit.toRequest([], resolved), body: JSON.stringify({ data: { events: [bad] } }) })
+        expect(JSON.parse(response.body).error.fields).toEqual([{ field: '$.data.events[0].user.data_processing_options.region', message: 'region must be an ISO 3166-2 code, e.g. "US-CA"' }])
+      })
+    })
   },
 })

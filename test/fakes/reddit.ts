@@ -127,6 +127,11 @@ function checkEvent(event: Record<string, any>, nowMs: number): [string, string]
   }
   const dpo = user.data_processing_options
   if (dpo !== undefined && (!Array.isArray(dpo.modes) || dpo.modes.some((mode: unknown) => mode !== 'LDU'))) problems.push(['user.data_processing_options.modes', 'modes may only hold "LDU"'])
+  // Reddit's example: { modes: ["LDU"], country: "US", region: "US-CA" } (ISO 3166-1 alpha-2, ISO 3166-2).
+  if (dpo?.country !== undefined && !/^[A-Z]{2}$/.test(dpo.country)) problems.push(['user.data_processing_options.country', 'country must be an ISO 3166-1 alpha-2 code, e.g. "US"'])
+  if (dpo?.region !== undefined && !/^[A-Z]{2}-[A-Z0-9]{1,3}$/.test(dpo.region)) problems.push(['user.data_processing_options.region', 'region must be an ISO 3166-2 code, e.g. "US-CA"'])
+  // The v3 migration guide: event_source_url is provided for WEBSITE events only.
+  if (event.event_source_url !== undefined && event.action_source !== 'WEBSITE') problems.push(['event_source_url', 'event_source_url may only be sent with action_source WEBSITE'])
   if (!event.click_id && !HASHED_USER_KEYS.some((key) => user[key]) && !user.uuid) problems.push(['user', 'at least one match key is required'])
   return problems
 }

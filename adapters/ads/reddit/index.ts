@@ -41,6 +41,8 @@ export default defineAdPlatform<RedditOptions>({
   options,
   // Reddit: at most 1,000 events a request ("Bad Request" beyond).
   maxBatchSize: 1000,
+  // Reddit: 10,000 events/s per pixel, so 10 full requests a second; also Event Testing's 10 test events/s (README).
+  maxRequestsPerSecond: 10,
   // Reddit: events must be sent within 7 days ("event_at timestamp must be less than 168h0m0s old").
   maxEventAgeDays: 7,
   skipReason,

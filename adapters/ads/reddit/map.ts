@@ -25,13 +25,26 @@ export interface RedditOptions {
   baseUrl?: string
 }
 
-/** Reddit's `action_source`. A BOPIS order is placed on the website; phone sales have no channel of their own. */
+/**
+ * Reddit's `action_source`. A BOPIS order is placed on the website; phone sales have no channel of their own. A
+ * website event carries the page it happened on (`event_source_url`); an online one without a page URL is `OTHER`
+ * rather than an incomplete website event (README "Website events").
+ */
 export const ACTION_SOURCE = {
   online: 'WEBSITE',
   in_store: 'PHYSICAL_STORE',
   phone: 'OTHER',
   bopis: 'WEBSITE',
 } as const satisfies Record<Channel, string>
+
+/** What an online conversion without a page URL is: it happened, but Reddit cannot be told on which page. */
+export const WITHOUT_WEB_CONTEXT = 'OTHER'
+
+/** The event's `action_source`: its channel's, except a website event without a page URL. */
+export function actionSourceOf(event: ConversionEvent): string {
+  const source = ACTION_SOURCE[event.channel]
+  return source === 'WEBSITE' && !event.pageUrl ? WITHOUT_WEB_CONTEXT : source
+}
 
 /** Reddit's v3 default user agents are throttled ("Your user agent was automatically ratelimited"). */
 const USER_AGENT = 'dcgate (Reddit Conversions API adapter)'
@@ -63,7 +76,7 @@ export function skipReason(event: ConversionEvent, options: RedditOptions): stri
 function toConversionEvent(event: ConversionEvent, options: RedditOptions): Record<string, unknown> {
   // skipReason refuses a switched-off standard event, so it has a Reddit event.
   const type = redditEventFor(event.standardEvent, options.events)!
-  const actionSource = ACTION_SOURCE[event.channel]
+  const actionSource = actionSourceOf(event)
   const clickId = toClickId(event)
   return {
     event_at: event.occurredAt.getTime(),
@@ -106,8 +119,11 @@ function toMetadata(event: ConversionEvent, type: RedditEventType): Record<strin
   return metadata
 }
 
+/** Limited Data Use, with the person's country (`US`) and region (`US-CA`) when known. */
+interface DataProcessingOptions { modes: ['LDU'], country?: string, region?: string }
+
 type User = Partial<Record<'email' | 'phone_number' | 'external_id' | 'ip_address' | 'user_agent', string>> & {
-  data_processing_options?: { modes: ['LDU'] }
+  data_processing_options?: DataProcessingOptions
 }
 
 /**
@@ -123,6 +139,22 @@ function toUser(event: ConversionEvent): User {
   if (isSha256Hex(externalId)) user.external_id = externalId
   if (online && event.ip?.trim()) user.ip_address = sha256Hex(event.ip.trim().toLowerCase())
   if (online && event.userAgent) user.user_agent = event.userAgent
-  if (event.consent.adUserData === 'denied' || event.consent.adPersonalization === 'denied') user.data_processing_options = { modes: ['LDU'] }
+  const ldu = toDataProcessingOptions(event)
+  if (ldu) user.data_processing_options = ldu
   return user
+}
+
+/**
+ * LDU for a US state opt-out (`limitedDataUse`), with Reddit's `country: "US"` and `region: "US-CA"` when known, or for
+ * denied consent. A state without a country is a US state: `limitedDataUse` is only set under a US state law.
+ */
+function toDataProcessingOptions(event: ConversionEvent): DataProcessingOptions | undefined {
+  const optOut = event.limitedDataUse
+  if (optOut) {
+    const country = (optOut.country ?? (optOut.state ? 'us' : undefined))?.toUpperCase()
+    const region = country && optOut.state ? `${country}-${optOut.state.toUpperCase()}` : undefined
+    return { modes: ['LDU'], ...(country ? { country } : {}), ...(region ? { region } : {}) }
+  }
+  if (event.consent.adUserData === 'denied' || event.consent.adPersonalization === 'denied') return { modes: ['LDU'] }
+  return undefined
 }
