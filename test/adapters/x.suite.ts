@@ -57,6 +57,11 @@ testAdPlatform<XOptions>({
   ],
   replies: {
     success: (events) => ({ status: 200, body: { request: { params: { account_id: fake.accountId } }, data: { conversions_processed: events.length, debug_id: 'ff02e052-36e4-47d6-bdf0-6d8986446562' } } }),
+    // X refuses the whole request and lists errors without indices; one quoting the lead's conversion_time names it.
+    partial: (events) => ({
+      reply: xError(400, [{ code: 'INVALID_PARAMETER', message: `conversion_time (${events[1]!.occurredAt.toISOString()}) is more than 90 days in the past`, parameter: 'conversion_time' }], { account_id: fake.accountId }),
+      statuses: ['retry', 'rejected', 'retry'],
+    }),
     auth: { ...xErrors.unauthorized(), platformMessage: 'This request is not properly authenticated' },
     rateLimit: { ...xErrors.rateLimited(), platformMessage: 'Rate limit exceeded' },
     serverError: { ...xErrors.overCapacity(), platformMessage: 'Over capacity' },
@@ -68,6 +73,7 @@ testAdPlatform<XOptions>({
     oauthTests()
     requestTests()
     mappingTests()
+    batchTests()
     responseTests()
   },
 })
@@ -215,6 +221,44 @@ function requestTests(): void {
   })
 }
 
+/** Batches, X's rate and a US opt-out. */
+function batchTests(): void {
+  describe('x: batches and US privacy', () => {
+    it('declares 500 conversions a request and 60 requests a second (under 60,000 events and 100,000 requests per 15 minutes)', () => {
+      expect([x.maxBatchSize, x.maxRequestsPerSecond]).toEqual([500, 60])
+    })
+
+    it('maps a partial failure back to its conversion: the one X\'s error quotes is rejected, the others retried and then recorded', async () => {
+      const old = { ...leadFixture(new Date()), messageId: 'msg-x-old', occurredAt: new Date(Date.now() - 91 * 86_400_000) }
+      const events = [purchaseFixture(new Date()), old, registrationFixture(new Date())]
+      const before = fake.conversions.length
+      const { response, outcomes } = await deliver(events)
+      expect(response.status).toBe(400)
+      expect(fake.conversions.length).toBe(before)
+      expect(outcomes.map((o) => o.status)).toEqual(['retry', 'rejected', 'retry'])
+      expect(outcomes[1]).toMatchObject({ message: expect.stringContaining(`conversion_time (${old.occurredAt.toISOString()}) is more than 90 days in the past [conversion_time]`) })
+      expect(outcomes[0]).toMatchObject({ message: expect.stringContaining('because of other conversions in it') })
+      const again = events.filter((_, i) => outcomes[i]!.status === 'retry')
+      expect((await deliver(again)).outcomes).toEqual([{ status: 'sent' }, { status: 'sent' }])
+      expect(fake.conversions.slice(before).map((c) => c.conversion_id)).toEqual(['msg-purchase-0001', 'msg-signup-0001'])
+    })
+
+    it('keeps one outcome for all when an error names no conversion, or every one of them', () => {
+      const events = fixtureEvents()
+      const statuses = (errors: { code: string, message: string, parameter?: string }[]) => x.parseResponse(toResponse(xError(400, errors)), events).map((o) => o.status)
+      expect(statuses([{ code: 'INVALID_PARAMETER', message: 'At least one user identifier must be provided', parameter: '' }])).toEqual(['rejected', 'rejected', 'rejected'])
+      expect(statuses([{ code: 'INVALID_PARAMETER', message: 'Conversion count limit is 500', parameter: 'conversions' }])).toEqual(['rejected', 'rejected', 'rejected'])
+      expect(statuses([{ code: 'INVALID_PARAMETER', message: `hashed_email (${HASHED_PERSON.email}) is not a valid SHA-256 hash`, parameter: 'hashed_email' }])).toEqual(['rejected', 'rejected', 'rejected'])
+    })
+
+    it('skips a US opt-out, saying why: X asks senders to filter out people who opted out of the sale of their data', () => {
+      const limited = { ...leadFixture(), limitedDataUse: { country: 'us', state: 'ca' } }
+      expect(skipReason(limited, resolved)).toMatch(/opted out of the sale or sharing .* X asks senders to filter out/)
+      expect(planDelivery(x, [limited, purchaseFixture()], resolved)).toMatchObject({ refused: { 'msg-lead-0001': expect.any(String) }, sent: [{ messageId: 'msg-purchase-0001' }] })
+    })
+  })
+}
+
 /** X's identifier, value and mapping rules. */
 function mappingTests(): void {
   describe('x: mapping', () => {
@@ -323,6 +367,19 @@ function responseTests(): void {
       expect(outcome(xError(423, [{ code: 'LOCK_ACQUISITION_TIMEOUT', message: 'Lock acquisition timeout' }]))).toMatchObject({ status: 'retry' })
       expect(outcome(xErrors.unauthorizedClient())).toMatchObject({ status: 'rejected', message: expect.stringContaining('Ads API access form') })
       expect(outcome(xErrors.noAccountAccess('370773112', fake.accountId))).toMatchObject({ status: 'rejected', message: expect.stringContaining('AD_MANAGER or ACCOUNT_ADMIN') })
+    })
+
+    // X's documented bodies (web-conversions guide, "Conversion API error codes":
+    // https://docs.x.com/x-ads-api/measurement/web-conversions): each is refused for good.
+    it('rejects each documented 400, 403 and 404 body', () => {
+      const documented = [
+        xError(400, [{ code: 'INVALID_PARAMETER', message: 'event_id (o6dkt) is not a single event tag (SET)', parameter: 'event_id' }], { account_id: '18ce552mlaq' }),
+        xError(400, [{ code: 'INVALID_PARAMETER', message: 'Expected Time in yyyy-MM-ddTHH:mm:ss.SSSZ, got "2022-06-16T01:14:00.603" for conversion_time', parameter: 'conversion_time' }], { account_id: '18ce552mlaq' }),
+        xError(404, [{ code: 'ROUTE_NOT_FOUND', message: 'The requested resource could not be found' }]),
+        xErrors.unauthorizedClient(),
+        xErrors.noAccountAccess('370773112', fake.accountId),
+      ]
+      for (const reply of documented) expect(outcome(reply), JSON.stringify(reply.body)).toMatchObject({ status: 'rejected' })
     })
 
     it('quotes every error X lists, with its parameter', () => {

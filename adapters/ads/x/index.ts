@@ -56,6 +56,9 @@ export default defineAdPlatform<XOptions>({
   options,
   // "Up to 500 conversion events may be provided"; more is refused with "Conversion count limit is 500".
   maxBatchSize: 500,
+  // X allows 100,000 requests and 60,000 events per account per 15 minutes: 60 one-event requests a second stay under
+  // both (README "Batch cap, window, rate limits"); fuller batches that cross the event limit get a 429 with its reset.
+  maxRequestsPerSecond: 60,
   // X documents no age limit; 90 days is the longest post-engagement attribution window it offers (README).
   maxEventAgeDays: 90,
   skipReason,

@@ -96,10 +96,13 @@ export function eventIdFor(standardEvent: StandardEvent, options: Pick<XOptions,
   return mapped ? options.testEventId ?? mapped : undefined
 }
 
-/** Why X will not take this event at all (no event id for it, nothing to match it by), or undefined when it will. */
+/** Why X will not take this event at all (no event id for it, a US opt-out, nothing to match it by), or undefined when it will. */
 export function skipReason(event: ConversionEvent, options: XOptions): string | undefined {
   if (!options.events[event.standardEvent]) {
     return `no X event id is configured for ${event.standardEvent} (set events.${event.standardEvent} in the x destination)`
+  }
+  if (event.limitedDataUse) {
+    return 'the person opted out of the sale or sharing of their data under a US state law, and X asks senders to filter out the conversions of such people (it has no limited-data-use signal)'
   }
   if (toIdentifiers(event).length > 0) return undefined
   if (event.consent.adUserData === 'denied' && (isSha256Hex(event.identity.email) || isSha256Hex(event.identity.phoneE164))) {

@@ -1,8 +1,9 @@
 /**
  * Pure classification of an X Conversions API answer. X accepts a request only when none of its conversions has an
  * error (then `{ data: { conversions_processed, debug_id } }`), and otherwise lists every error in the Ads API shape
- * `{ errors: [{ code, message, parameter }], request }` without saying which conversion it belongs to. So every
- * event of the request gets the same outcome.
+ * `{ errors: [{ code, message, parameter }], request }` without saying which conversion it belongs to. Every event
+ * of the request gets the same outcome, except when the errors of a 400 quote values of some of its conversions only:
+ * those are rejected and the others, which X did not record, retried.
  */
 import type { ConversionEvent, DeliveryOutcome, PlatformResponse } from '../../../core/delivery/types.ts'
 import { answeredAt, describeHttp, isRetryableStatus, parseJsonObject, retry, retryAfterMs } from '../../shared/helpers.ts'
@@ -16,7 +17,15 @@ export interface XError {
 
 export function fromXResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const outcome = classifyXResponse(response)
-  return events.map(() => outcome)
+  const named = outcome.status === 'rejected' && response.status === 400 ? namedConversions(readErrors(response.body), events) : undefined
+  if (!named) return events.map(() => outcome)
+  // X recorded none of the request: the conversions its errors name are refused, the others go again without them.
+  return events.map((_, index): DeliveryOutcome => {
+    const own = named.get(index)
+    return own
+      ? { status: 'rejected', message: describeErrors(400, own) }
+      : { status: 'retry', message: `X refused the whole request because of other conversions in it; this one was not recorded: ${outcome.message}` }
+  })
 }
 
 /** The outcome of one request for the conversions it carried. */
@@ -43,6 +52,30 @@ export function xRetryAfterMs(headers: Headers): number | undefined {
 }
 
 // --- internal ---
+
+/**
+ * Which conversions X's errors name, by the values they quote (`hashed_email (abc) is not …`, `got "…" for
+ * conversion_time`): X lists errors without saying whose they are. Undefined when an error names no conversion of
+ * the request, or names them all, since the request's outcome then holds for every conversion.
+ */
+function namedConversions(errors: XError[], events: readonly ConversionEvent[]): Map<number, XError[]> | undefined {
+  if (errors.length === 0 || events.length < 2) return undefined
+  const values = events.map(ownValues)
+  const byEvent = new Map<number, XError[]>()
+  for (const error of errors) {
+    const quoted = [...(error.message ?? '').matchAll(/\(([^()]+)\)|"([^"]+)"/g)].map((match) => match[1] ?? match[2]!)
+    const hits = values.flatMap((own, index) => quoted.some((value) => own.has(value)) ? [index] : [])
+    if (hits.length === 0 || hits.length === events.length) return undefined
+    for (const index of hits) byEvent.set(index, [...byEvent.get(index) ?? [], error])
+  }
+  return byEvent
+}
+
+/** The values of a conversion X may quote back: its time as sent, its hashed email and phone, its click id. */
+function ownValues(event: ConversionEvent): Set<string> {
+  const values = [event.occurredAt.toISOString(), event.identity.email, event.identity.phoneE164, event.clickIds.twclid?.trim()]
+  return new Set(values.filter((value): value is string => Boolean(value)))
+}
 
 function readErrors(body: string): XError[] {
   const errors = parseJsonObject(body)?.errors
