@@ -101,7 +101,7 @@ export const NORMALIZATION_VECTORS: VectorBlock[] = [
   },
   {
     platform: 'reddit',
-    source: 'https://business.reddithelp.com/s/article/Manual-Advanced-Matching',
+    source: 'https://papaya-kheer-4b8a70.netlify.app/signals/conversions/reddit-pixel/manual-advanced-matching', // a mirror of Reddit's help page
     read: READ,
     cases: [
       { input: { email: 'Al.ice$+Apple@Example.Com' }, field: 'emailReddit', expected: { text: 'alice@example.com', sha256: 'ff8d9819fc0e12bf0d24892e45987e249a28dce836a85cad60e28eaaa8c6d976' } },
