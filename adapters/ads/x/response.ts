@@ -17,7 +17,8 @@ export interface XError {
 
 export function fromXResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const outcome = classifyXResponse(response)
-  const named = outcome.status === 'rejected' && response.status === 400 ? namedConversions(readErrors(response.body), events) : undefined
+  if (outcome.status !== 'rejected' || response.status !== 400) return events.map(() => outcome)
+  const named = namedConversions(readErrors(response.body), events)
   if (!named) return events.map(() => outcome)
   // X recorded none of the request: the conversions its errors name are refused, the others go again without them.
   return events.map((_, index): DeliveryOutcome => {
