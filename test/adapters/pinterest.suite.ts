@@ -4,7 +4,7 @@ import pinterest from '../../adapters/ads/pinterest/index.ts'
 import type { PinterestOptions } from '../../adapters/ads/pinterest/map.ts'
 import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
 import type { ConversionEvent } from '../../core/delivery/types.ts'
-import { hashIdentity } from '../../core/identity/hash.ts'
+import { hashIdentity, sha256Hex } from '../../core/identity/hash.ts'
 import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platform.ts'
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
@@ -245,6 +245,70 @@ testAdPlatform<PinterestOptions>({
         expect(outcomes(pinterestErrors.invalidRequest('"data" must be a non-empty array of events.'))[0]).toEqual({ status: 'rejected', message: 'Pinterest code 4196 (HTTP 400): The request was invalid. "data" must be a non-empty array of events.' })
         expect(outcomes({ status: 501, body: '' })[0]).toMatchObject({ status: 'rejected', message: 'Pinterest answered HTTP 501 with an empty body' })
         expect(outcomes({ status: 500, body: '<html><h1>Internal Server Error</h1></html>' })[0]).toMatchObject({ status: 'retry', message: 'Pinterest answered HTTP 500: Internal Server Error' })
+      })
+    })
+
+    describe('pinterest: batches, rate and partial failures', () => {
+      it('declares 1,000 events a request and 83 requests/s (5,000 calls a minute per ad account)', () => {
+        expect([pinterest.maxBatchSize, pinterest.maxRequestsPerSecond]).toEqual([1000, 83])
+      })
+
+      it('a batch of five with two stale events: 422 with a result per event; those two rejected, the three others sent once', async () => {
+        const now = Date.now()
+        const events = batchOf(5, new Date(now)).map((event, index) => (index === 1 || index === 3 ? { ...event, occurredAt: new Date(now - 8 * 86_400_000) } : event))
+        const before = fake.events.length
+        const response = await send(pinterest.toRequest(events, resolved))
+        expect(response.status).toBe(422)
+        expect(JSON.parse(response.body)).toMatchObject({ code: 953, details: { num_events_received: 5, num_events_processed: 3 } })
+        const outcomes = pinterest.parseResponse(response, events)
+        expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent', 'rejected', 'sent'])
+        expect(outcomes[3]).toMatchObject({ message: expect.stringContaining('Given timestamp is in the past') })
+        expect(fake.events.slice(before).map((e) => e.event_id)).toEqual(['msg-batch-0000', 'msg-batch-0002', 'msg-batch-0004'])
+      })
+    })
+
+    describe('pinterest: documented answers of events/create', () => {
+      // The responses of events/create in Pinterest's v5 OpenAPI (https://github.com/pinterest/api-description,
+      // v5/openapi.yaml, read 2026-11-26 through the clients generated from it): 200 ConversionApiResponse, 400 "The
+      // request was invalid.", 401 "Not authorized to send conversion events", 403 "Unauthorized access.", 422 "Not all
+      // events were successfully processed." (DetailedError), 429 "This request exceeded a rate limit…", 503 "The
+      // endpoint has been ramped down and is currently not accepting any traffic.", default Error { code, message }.
+      const cases: [string, Parameters<typeof toResponse>[0], 'retry' | 'rejected'][] = [
+        ['400 invalid request', pinterestErrors.invalidRequest('"data" must be a non-empty array of events.'), 'rejected'],
+        ['401 not authorized', pinterestErrors.authenticationFailed(), 'rejected'],
+        ['403 unauthorized access', pinterestErrors.notPermitted(), 'rejected'],
+        ['422 without details', { status: 422, body: { code: 953, message: 'Not all events were successfully processed.' } }, 'rejected'],
+        ['429 rate limit', pinterestErrors.rateLimited(), 'retry'],
+        ['503 ramped down', pinterestErrors.rampedDown(), 'retry'],
+      ]
+      it.each(cases)('%s → %s, quoting Pinterest', (_name, reply, status) => {
+        const [outcome] = pinterest.parseResponse(toResponse(reply), [leadFixture()])
+        expect(outcome).toMatchObject({ status, message: expect.stringContaining((reply.body as { message: string }).message) })
+      })
+    })
+
+    describe('pinterest: US privacy (Limited Data Processing)', () => {
+      const sha = (value: string) => sha256Hex(value)
+
+      it('a US state opt-out sends opt_out_type LDP with the hashed state and country; the fake processes it', async () => {
+        const optedOut: ConversionEvent = { ...leadFixture(new Date()), limitedDataUse: { country: 'us', state: 'ca' } }
+        const event = one(optedOut)
+        expect(event.custom_data).toEqual({ opt_out_type: 'LDP' })
+        expect(event.user_data).toMatchObject({ st: [sha('ca')], country: [sha('us')] })
+        expect(event.opt_out).toBe(false)
+        expect((await send(pinterest.toRequest([optedOut], resolved))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ custom_data: { opt_out_type: 'LDP' }, user_data: { st: [sha('ca')] } })
+      })
+
+      it('the person\'s own hashed address wins; a state alone is a US state; no opt-out sends no LDP', () => {
+        const withAddress = one({ ...purchaseFixture(), limitedDataUse: { country: 'us', state: 'ny' } })
+        expect(withAddress.user_data).toMatchObject({ st: [HASHED_PERSON.state], country: [HASHED_PERSON.country] })
+        expect(withAddress.custom_data).toMatchObject({ opt_out_type: 'LDP', value: '129.85' })
+        expect(one({ ...leadFixture(), limitedDataUse: { state: 'co' } }).user_data).toMatchObject({ st: [sha('co')], country: [sha('us')] })
+        const unknown = one({ ...leadFixture(), limitedDataUse: {} })
+        expect(unknown.custom_data).toEqual({ opt_out_type: 'LDP' })
+        expect(Object.keys(unknown.user_data)).toEqual(['em'])
+        expect(one(leadFixture())).not.toHaveProperty('custom_data')
       })
     })
   },

@@ -36,6 +36,8 @@ export default defineAdPlatform<PinterestOptions>({
   options,
   // ConversionEvents.data has maxItems 1000.
   maxBatchSize: 1000,
+  // events/create: 5,000 calls a minute per ad account, so 83 a second (83 × 60 = 4,980).
+  maxRequestsPerSecond: 83,
   // Pinterest refuses events more than 7 days old ("Given timestamp is in the past"); see README.
   maxEventAgeDays: 7,
   skipReason,

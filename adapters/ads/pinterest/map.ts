@@ -4,6 +4,7 @@
  * this file only places it under Pinterest's keys. Decisions and sources: README.md.
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { sha256Hex } from '../../../core/identity/hash.ts'
 import { isSha256Hex } from '../../shared/helpers.ts'
 import { PINTEREST_API_VERSION } from './version.ts'
 
@@ -113,7 +114,23 @@ function toUserData(event: ConversionEvent): Record<string, string | string[]> {
   if (event.ip) userData.client_ip_address = event.ip
   if (event.userAgent) userData.client_user_agent = event.userAgent
   if (event.clickIds.epik) userData.click_id = event.clickIds.epik
-  return userData
+  return { ...residenceForLdp(event), ...userData }
+}
+
+/**
+ * With the LDP flag Pinterest asks for the user's state of residency (`st`) and `country`, hashed like any user_data.
+ * The person's own address (identity) wins; else the opt-out's state and country, lower case as Pinterest's schema
+ * asks. A state without a country is a US state: limitedDataUse is only set under a US state law.
+ */
+function residenceForLdp(event: ConversionEvent): Record<string, string[]> {
+  const optOut = event.limitedDataUse
+  if (!optOut) return {}
+  const state = optOut.state?.trim().toLowerCase()
+  const country = optOut.country?.trim().toLowerCase() ?? (state ? 'us' : undefined)
+  return {
+    ...(state ? { st: [sha256Hex(state)] } : {}),
+    ...(country ? { country: [sha256Hex(country)] } : {}),
+  }
 }
 
 /** Pinterest takes value and item prices as strings; a value without a currency uses the ad account's currency. */
@@ -139,7 +156,8 @@ function toCustomData(event: ConversionEvent): Record<string, unknown> {
     customData.contents = contents
     customData.num_items = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
   }
-  // adUserData denied → Limited Data Processing: Pinterest acts as a processor for users a US state law covers.
-  if (event.consent.adUserData === 'denied') customData.opt_out_type = 'LDP'
+  // A US state opt-out, or adUserData denied → Limited Data Processing: Pinterest acts as a processor for users a
+  // US state law covers.
+  if (event.limitedDataUse || event.consent.adUserData === 'denied') customData.opt_out_type = 'LDP'
   return customData
 }
