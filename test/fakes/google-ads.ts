@@ -1,12 +1,19 @@
 /**
- * A fake Google: the OAuth token endpoint and ConversionUploadService.UploadClickConversions over REST, checking
- * what the real services check and answering with their bodies (google.rpc.Status with a GoogleAdsFailure).
- * Sources: conversion_upload_service.proto, conversion_upload_error.proto, partial_failure_error.proto (v22+),
- * Google's OAuth 2.0 token endpoint, and the Google Ads "common errors" guide. Where the real rule is not
- * documented (gclid together with gbraid/wbraid), the fake is stricter than Google may be, never looser.
+ * A fake Google: the OAuth token endpoint, the Data Manager API (`POST /v1/events:ingest`, `GET
+ * /v1/requestStatus:retrieve`) and, for the legacy path, ConversionUploadService.UploadClickConversions over REST.
+ * Each checks what the real service checks and answers with its bodies: google.rpc.Status with BadRequest field
+ * violations, ErrorInfo and RequestInfo for the Data Manager API (fast-fail: one bad event refuses the request), with a
+ * GoogleAdsFailure for click uploads. Sources: google/ads/datamanager/v1/*.proto, the Data Manager "Understand API
+ * errors" and "Limits and quotas" pages, the BadRequest reference (JSON field paths such as `events[2].currency`);
+ * conversion_upload_service.proto, conversion_upload_error.proto, partial_failure_error.proto (v22+); Google's OAuth
+ * 2.0 token endpoint. Where the real rule is not documented (gclid with gbraid/wbraid; transactionId, which the REST
+ * page calls required and the proto optional), the fake is stricter than Google may be, never looser.
+ *
+ * Both APIs write to the same account: `conversions` holds what the Google Ads account recorded, in its own
+ * vocabulary (conversionAction, gclid, orderId…), whichever API brought it.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { bearer, isSha256Hex, parseJson } from './helpers.ts'
+import { bearer, isObject, isSha256Hex, parseJson } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface FakeGoogleAdsInit {
@@ -19,9 +26,21 @@ export interface FakeGoogleAdsInit {
   managerId?: string
   /** Extra per-row verdicts Google reaches from its own data (an unknown click, a click under 6 hours old...). */
   rowError?: (conversion: Record<string, any>, index: number) => { code: Record<string, string>, message: string } | undefined
+  /** Extra fast-fail verdicts on a Data Manager event (a check the fake does not model), as a field violation. */
+  eventViolation?: (event: Record<string, any>, index: number) => Omit<FieldViolation, 'field'> & { field?: string } | undefined
+  /** The scopes the refresh token was granted; default both Data Manager and Google Ads. */
+  scopes?: string[]
 }
 
-export interface RecordedConversion { customerId: string, conversion: Record<string, any> }
+export interface RecordedConversion {
+  customerId: string
+  api: 'data-manager' | 'upload-clicks'
+  /** The conversion as the Google Ads account holds it (ClickConversion field names). */
+  conversion: Record<string, any>
+  /** The Data Manager event it came from. */
+  event?: Record<string, any>
+}
+export interface FieldViolation { field: string, reason: string, description: string }
 
 export interface FakeGoogleAds extends FakeServer {
   /** The token endpoint, to pass as the adapter's oauthUrl. */
@@ -33,6 +52,8 @@ export interface FakeGoogleAds extends FakeServer {
   tokenRequests: Record<string, string>[]
   /** Upload calls, parsed, with the headers that matter. */
   uploads: { customerId: string, version: string, headers: RecordedRequest['headers'], body: Record<string, any> }[]
+  /** events:ingest calls with a JSON body (valid or not), parsed, with their headers and the answer's status. */
+  ingests: { headers: RecordedRequest['headers'], body: Record<string, any>, status: number }[]
   /** Makes an issued access token expire, as an hour passing would. */
   expireTokens: () => void
 }
@@ -40,15 +61,19 @@ export interface FakeGoogleAds extends FakeServer {
 const MISSING_CREDENTIALS = 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
 const INVALID_CREDENTIALS = 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.'
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/
+export const SCOPES = { dataManager: 'https://www.googleapis.com/auth/datamanager', adwords: 'https://www.googleapis.com/auth/adwords' } as const
 
 export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<FakeGoogleAds> {
   const credentials = { clientId: init.clientId ?? 'fake-client.apps.googleusercontent.com', clientSecret: init.clientSecret ?? 'GOCSPX-fake-secret', refreshToken: init.refreshToken ?? '1//fake-refresh-token' }
   const customers = init.customers ?? { 1234567890: ['111', '222', '333', '444'] }
-  const tokens = new Set<string>()
+  const scopes = init.scopes ?? [SCOPES.dataManager, SCOPES.adwords]
+  const tokens = new Map<string, string[]>()
   const orderIds = new Set<string>()
   const conversions: RecordedConversion[] = []
   const tokenRequests: Record<string, string>[] = []
   const uploads: FakeGoogleAds['uploads'] = []
+  const ingests: FakeGoogleAds['ingests'] = []
+  const requestIds = new Map<string, { destinations: Record<string, any>[], count: number }>()
 
   function token(request: RecordedRequest): FakeReply {
     const form = Object.fromEntries(new URLSearchParams(request.body))
@@ -61,8 +86,8 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (form.client_secret !== credentials.clientSecret) return { status: 401, body: { error: 'invalid_client', error_description: 'Unauthorized' } }
     if (form.refresh_token !== credentials.refreshToken) return { status: 400, body: { error: 'invalid_grant', error_description: 'Bad Request' } }
     const accessToken = `ya29.${randomBytes(24).toString('base64url')}`
-    tokens.add(accessToken)
-    return { status: 200, body: { access_token: accessToken, expires_in: 3599, scope: 'https://www.googleapis.com/auth/adwords', token_type: 'Bearer' } }
+    tokens.set(accessToken, scopes)
+    return { status: 200, body: { access_token: accessToken, expires_in: 3599, scope: scopes.join(' '), token_type: 'Bearer' } }
   }
 
   function upload(request: RecordedRequest, version: string, customerId: string): FakeReply {
@@ -73,6 +98,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     const token = bearer(request)
     if (!token) return failure(401, 'UNAUTHENTICATED', MISSING_CREDENTIALS)
     if (!tokens.has(token)) return failure(401, 'UNAUTHENTICATED', INVALID_CREDENTIALS)
+    if (!tokens.get(token)!.includes(SCOPES.adwords)) return insufficientScope('google.ads.googleads.v26.services.ConversionUploadService.UploadClickConversions', 'googleads.googleapis.com')
     // Developer tokens were sunset on 2026-09-09: the header is optional and Google ignores it, so the fake does too.
     if (!(customerId in customers)) {
       return failure(403, 'PERMISSION_DENIED', 'The caller does not have permission', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: 'User doesn\'t have permission to access customer. Note: If you\'re accessing a client customer, the manager\'s customer ID must be set in the \'login-customer-id\' header. See https://developers.google.com/google-ads/api/docs/concepts/call-structure#cid' }])
@@ -101,7 +127,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
       }
       if (!body.validateOnly) {
         orderIds.add(orderKey(conversion))
-        conversions.push({ customerId, conversion })
+        conversions.push({ customerId, api: 'upload-clicks', conversion })
       }
       const { gclid, gbraid, wbraid, conversionAction, conversionDateTime, userIdentifiers } = conversion
       return { gclid, gbraid, wbraid, conversionAction, conversionDateTime, userIdentifiers }
@@ -111,6 +137,86 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
       : undefined
     // Results are not returned when validateOnly is true; failed rows get an empty result.
     return { status: 200, body: { ...(partialFailureError ? { partialFailureError } : {}), ...(body.validateOnly ? {} : { results }), jobId: String(2 ** 31 + Math.floor(Math.random() * 1e9)) } }
+  }
+
+  /** `POST /v1/events:ingest`: auth, scope, JSON, structure (fast-fail), account access, then record or validate only. */
+  function ingest(request: RecordedRequest): FakeReply {
+    const token = bearer(request)
+    if (!token) return rpcError(401, 'UNAUTHENTICATED', MISSING_CREDENTIALS)
+    if (!tokens.has(token)) return rpcError(401, 'UNAUTHENTICATED', INVALID_CREDENTIALS)
+    if (!tokens.get(token)!.includes(SCOPES.dataManager)) return insufficientScope('google.ads.datamanager.v1.IngestionService.IngestEvents', 'datamanager.googleapis.com')
+    const body = parseJson(request.body) as Record<string, any> | undefined
+    if (!isObject(body)) return rpcError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.')
+    const answer = ingestChecked(body)
+    ingests.push({ headers: request.headers, body, status: answer.status })
+    return answer
+  }
+
+  function ingestChecked(body: Record<string, any>): FakeReply {
+    const destinations: Record<string, any>[] = Array.isArray(body.destinations) ? body.destinations.filter(isObject) : []
+    const events: Record<string, any>[] = Array.isArray(body.events) ? body.events : []
+    const structural = [...unknownFields(body, REQUEST_FIELDS, ''), ...checkDestinations(destinations, body.destinations), ...checkEventList(body.events)]
+    if (structural.length) return invalidArgument(structural)
+
+    // Access comes before the data: an account the caller cannot reach is refused whatever the events hold.
+    for (const destination of destinations) {
+      const account = String(destination.operatingAccount?.accountId ?? '')
+      const login = destination.loginAccount?.accountId
+      if (!(account in customers) || (init.managerId && login !== init.managerId) || (login !== undefined && !init.managerId && login !== account)) {
+        return rpcError(403, 'PERMISSION_DENIED', 'The caller does not have permission', [errorInfo('PERMISSION_DENIED')])
+      }
+    }
+    const references = new Map(destinations.map((d, i) => [String(d.reference ?? `#${i}`), d]))
+    const violations = [
+      ...destinations.flatMap((d, i) => (customers[String(d.operatingAccount.accountId)] ?? []).includes(String(d.productDestinationId))
+        ? []
+        : [violation(`destinations[${i}].productDestinationId`, 'INVALID_CONVERSION_ACTION_ID', 'The conversion action ID is not valid.')]),
+      ...events.flatMap((event, index) => {
+        const problems = checkEvent(event, index, references)
+        const extra = problems.length || !isObject(event) ? undefined : init.eventViolation?.(event, index)
+        return extra ? [...problems, { ...extra, field: `events[${index}]${extra.field ? `.${extra.field}` : ''}` }] : problems
+      }),
+    ]
+    if (events.some((e) => isObject(e) && isObject(e.userData)) && body.encoding !== 'HEX' && body.encoding !== 'BASE64') {
+      violations.push(violation('encoding', 'REQUIRED_FIELD_MISSING', 'Encoding is required for UserData uploads.'))
+    }
+    if (violations.length) return invalidArgument(violations)
+
+    const requestId = randomUUID()
+    if (!body.validateOnly) {
+      requestIds.set(requestId, { destinations, count: events.length })
+      for (const event of events) record(event, event.destinationReferences?.length ? event.destinationReferences.map((r: string) => references.get(r)!) : destinations)
+    }
+    return { status: 200, body: { requestId } }
+  }
+
+  /** What the Google Ads account keeps of an ingested event: one conversion per action and transactionId. */
+  function record(event: Record<string, any>, destinations: Record<string, any>[]) {
+    for (const destination of destinations) {
+      const customerId = String(destination.operatingAccount.accountId)
+      const ad = event.adIdentifiers ?? {}
+      const conversion = {
+        conversionAction: `customers/${customerId}/conversionActions/${destination.productDestinationId}`,
+        conversionDateTime: event.eventTimestamp,
+        ...(ad.gclid ? { gclid: ad.gclid } : {}), ...(ad.gbraid ? { gbraid: ad.gbraid } : {}), ...(ad.wbraid ? { wbraid: ad.wbraid } : {}),
+        ...(event.conversionValue !== undefined ? { conversionValue: event.conversionValue } : {}),
+        ...(event.currency ? { currencyCode: event.currency } : {}),
+        orderId: event.transactionId,
+      }
+      const key = orderKey(conversion)
+      if (orderIds.has(key)) continue
+      orderIds.add(key)
+      conversions.push({ customerId, api: 'data-manager', conversion, event })
+    }
+  }
+
+  /** `GET /v1/requestStatus:retrieve?requestId=…`: statuses per destination, in the request's order. */
+  function retrieve(request: RecordedRequest): FakeReply {
+    const token = bearer(request)
+    if (!token || !tokens.has(token)) return rpcError(401, 'UNAUTHENTICATED', token ? INVALID_CREDENTIALS : MISSING_CREDENTIALS)
+    const known = requestIds.get(new URLSearchParams(request.path.split('?')[1] ?? '').get('requestId') ?? '')
+    if (!known) return invalidArgument([violation('requestId', 'INVALID_REQUEST_ID', 'The request ID is not valid. Status can only be retrieved for requests that succeed and are not validate-only.')])
+    return { status: 200, body: { requestStatusPerDestination: known.destinations.map((destination) => ({ destination, requestStatus: 'SUCCESS', eventsIngestionStatus: { recordCount: String(known.count) } })) } }
   }
 
   function checkRow(c: Record<string, any>, actions: string[], seen: Set<string>) {
@@ -148,12 +254,116 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (path === '/token') return token(request)
     const route = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/.exec(path)
     if (route && request.method === 'POST') return upload(request, route[1]!, route[2]!)
+    if (path === '/v1/events:ingest' && request.method === 'POST') return ingest(request)
+    if (path === '/v1/requestStatus:retrieve' && request.method === 'GET') return retrieve(request)
     return { status: 404, body: `<!DOCTYPE html><html lang=en><title>Error 404 (Not Found)!!1</title><p><b>404.</b> <ins>That’s an error.</ins><p>The requested URL <code>${path}</code> was not found on this server. <ins>That’s all we know.</ins>`, headers: { 'content-type': 'text/html; charset=UTF-8' } }
   })
-  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, expireTokens: () => tokens.clear() }
+  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, expireTokens: () => tokens.clear() }
 }
 
 function orderKey(conversion: Record<string, any>): string {
   const action = /conversionActions\/(\d+)$/.exec(String(conversion.conversionAction))?.[1]
   return `${action}:${conversion.orderId}`
+}
+
+// --- Data Manager API checks (google/ads/datamanager/v1/*.proto; JSON names) ---
+
+const DM_DOMAIN = 'datamanager.googleapis.com'
+const REQUEST_FIELDS = ['destinations', 'events', 'consent', 'validateOnly', 'encoding', 'encryptionInfo']
+const DESTINATION_FIELDS = ['reference', 'loginAccount', 'linkedAccount', 'operatingAccount', 'productDestinationId']
+const EVENT_FIELDS = ['destinationReferences', 'transactionId', 'eventTimestamp', 'lastUpdatedTimestamp', 'userData', 'consent', 'adIdentifiers', 'currency', 'conversionValue', 'eventSource', 'eventDeviceInfo', 'cartData', 'customVariables', 'experimentalFields', 'userProperties']
+const AD_IDENTIFIER_FIELDS = ['sessionAttributes', 'gclid', 'gbraid', 'wbraid', 'landingPageDeviceInfo']
+const EVENT_SOURCES = ['WEB', 'APP', 'IN_STORE', 'PHONE', 'OTHER']
+const CONSENT_STATUSES = ['CONSENT_STATUS_UNSPECIFIED', 'CONSENT_GRANTED', 'CONSENT_DENIED']
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+
+function violation(field: string, reason: string, description: string): FieldViolation {
+  return { field, reason, description }
+}
+
+/** Google's JSON parser refuses a field the message does not have, naming where. */
+function unknownFields(object: unknown, known: string[], at: string): FieldViolation[] {
+  if (!isObject(object)) return []
+  return Object.keys(object).filter((key) => !known.includes(key)).map((key) => violation(at, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`))
+}
+
+function checkDestinations(destinations: Record<string, any>[], raw: unknown): FieldViolation[] {
+  if (!Array.isArray(raw) || raw.length === 0) return [violation('destinations', 'REQUIRED_FIELD_MISSING', 'At least one destination is required.')]
+  if (raw.length > 10) return [violation('destinations', 'TOO_MANY_DESTINATIONS', 'Maximum number of destinations allowed per request is 10.')]
+  const seen = new Set<string>()
+  return destinations.flatMap((d, i) => {
+    const at = `destinations[${i}]`
+    const problems = unknownFields(d, DESTINATION_FIELDS, at)
+    for (const role of ['operatingAccount', 'loginAccount'] as const) {
+      const account = d[role]
+      if (account === undefined && role === 'loginAccount') continue
+      if (!isObject(account) || !/^\d+$/.test(String(account.accountId ?? ''))) problems.push(violation(`${at}.${role}.accountId`, 'REQUIRED_FIELD_MISSING', 'The account ID is required.'))
+      else if (account.accountType !== 'GOOGLE_ADS') problems.push(violation(`${at}.${role}.accountType`, 'INVALID_ENUM_VALUE', 'Enum value cannot be used.'))
+    }
+    if (!d.productDestinationId) problems.push(violation(`${at}.productDestinationId`, 'REQUIRED_FIELD_MISSING', 'The product destination ID is required.'))
+    if (d.reference !== undefined && seen.has(String(d.reference))) problems.push(violation(`${at}.reference`, 'DUPLICATE_DESTINATION_REFERENCE', 'Two or more destinations in the request have the same reference.'))
+    seen.add(String(d.reference))
+    return problems
+  })
+}
+
+function checkEventList(raw: unknown): FieldViolation[] {
+  if (!Array.isArray(raw) || raw.length === 0) return [violation('events', 'REQUIRED_FIELD_MISSING', 'At least one event is required.')]
+  if (raw.length > 2000) return [violation('events', 'TOO_MANY_EVENTS', 'At most 2000 events can be sent in a single request.')]
+  return []
+}
+
+/** The fast-fail checks on one event; the paths are the JSON ones (`events[3].userData.userIdentifiers[0].emailAddress`). */
+function checkEvent(event: unknown, index: number, references: Map<string, unknown>): FieldViolation[] {
+  const at = `events[${index}]`
+  if (!isObject(event)) return [violation(at, 'INVALID_EVENT', 'This event is not valid.')]
+  const problems = [...unknownFields(event, EVENT_FIELDS, at), ...unknownFields(event.adIdentifiers, AD_IDENTIFIER_FIELDS, `${at}.adIdentifiers`)]
+  const add = (field: string, reason: string, description: string) => problems.push(violation(`${at}${field ? `.${field}` : ''}`, reason, description))
+  if (!event.eventTimestamp) add('eventTimestamp', 'REQUIRED_FIELD_MISSING', 'Required field is missing.')
+  else if (!RFC3339.test(String(event.eventTimestamp))) add('eventTimestamp', 'INVALID_FORMAT', 'Format is invalid: use RFC 3339, such as "2014-10-02T15:01:23.045123456Z".')
+  if (!event.transactionId) add('transactionId', 'REQUIRED_FIELD_MISSING', 'Required field is missing.')
+  for (const reference of Array.isArray(event.destinationReferences) ? event.destinationReferences : []) {
+    if (!references.has(String(reference))) add('destinationReferences', 'INVALID_DESTINATION', `No destination has the reference "${reference}".`)
+  }
+  if (!event.eventSource) add('eventSource', 'REQUIRED_FIELD_MISSING', 'Event source is required for offline conversions and enhanced conversions for leads.')
+  else if (!EVENT_SOURCES.includes(event.eventSource)) add('eventSource', 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
+  for (const kind of ['adUserData', 'adPersonalization']) {
+    const value = event.consent?.[kind]
+    if (value !== undefined && !CONSENT_STATUSES.includes(value)) add(`consent.${kind}`, 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
+  }
+  if (event.currency !== undefined && !/^[A-Z]{3}$/.test(String(event.currency))) add('currency', 'INVALID_CURRENCY_CODE', 'The currency code is not supported.')
+  if (event.conversionValue !== undefined && typeof event.conversionValue !== 'number') add('conversionValue', 'INVALID_NUMBER_FORMAT', 'Invalid number format.')
+  const ad = isObject(event.adIdentifiers) ? event.adIdentifiers : {}
+  if (ad.gbraid && ad.wbraid) add('adIdentifiers.wbraid', 'INVALID_ARGUMENT', 'Set at most one of gbraid and wbraid.')
+  const identifiers: unknown[] = Array.isArray(event.userData?.userIdentifiers) ? event.userData.userIdentifiers : []
+  if (isObject(event.userData) && identifiers.length === 0) add('userData.userIdentifiers', 'REQUIRED_FIELD_MISSING', 'At least one user identifier is required.')
+  if (identifiers.length > 10) add('userData.userIdentifiers', 'TOO_MANY_USER_IDENTIFIERS', 'Maximum number of user identifiers allowed per record is 10.')
+  identifiers.forEach((identifier, i) => {
+    const keys = isObject(identifier) ? Object.keys(identifier) : []
+    const field = `userData.userIdentifiers[${i}]`
+    if (keys.length !== 1 || !['emailAddress', 'phoneNumber', 'address'].includes(keys[0]!)) add(field, 'INVALID_ARGUMENT', 'Exactly one of emailAddress, phoneNumber or address must be set.')
+    else if (keys[0] !== 'address' && !/^[0-9a-fA-F]*$/.test(String((identifier as Record<string, unknown>)[keys[0]!]))) add(`${field}.${keys[0]}`, 'INVALID_HEX_ENCODING', 'The HEX encoded value is malformed.')
+    else if (keys[0] !== 'address' && String((identifier as Record<string, unknown>)[keys[0]!]).length !== 64) add(`${field}.${keys[0]}`, 'INVALID_SHA256_FORMAT', 'The SHA256 encoded value is malformed.')
+  })
+  const hasAdIdentifier = Boolean(ad.gclid || ad.gbraid || ad.wbraid || ad.sessionAttributes || ad.landingPageDeviceInfo)
+  if (!hasAdIdentifier && identifiers.length === 0) add('', 'NO_IDENTIFIERS_PROVIDED', 'Events data contains no user identifiers or ad identifiers.')
+  return problems
+}
+
+function errorInfo(reason: string, domain = DM_DOMAIN, metadata?: Record<string, string>) {
+  return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain, ...(metadata ? { metadata } : {}) }
+}
+
+/** The standard Google error body, with a RequestInfo naming the request for support. */
+function rpcError(code: number, status: string, message: string, details: unknown[] = []): FakeReply {
+  return { status: code, body: { error: { code, message, status, details: [...details, { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: randomUUID() }] } } }
+}
+
+function invalidArgument(violations: FieldViolation[]): FakeReply {
+  return rpcError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }, errorInfo('INVALID_ARGUMENT')])
+}
+
+/** What Google answers a token minted without the API's scope. */
+function insufficientScope(method: string, service: string): FakeReply {
+  return rpcError(403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'googleapis.com', { method, service })])
 }

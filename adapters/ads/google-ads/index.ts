@@ -3,8 +3,9 @@ import { strictOptions } from '../../../core/options.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeGoogleAds } from './auth.ts'
-import { skipReason, toUploadRequest } from './map.ts'
-import { parseUploadResponse } from './response.ts'
+import { skipReason, toIngestRequest } from './map.ts'
+import { toUploadRequest } from './map-upload-clicks.ts'
+import { parseGoogleAdsResponse } from './response.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 
 /** Config files may hold ids as numbers or as "123-456-7890"; we keep digits only, as text. */
@@ -22,30 +23,48 @@ const actionId = v.optional(digits('a conversion action id, the number after "ct
 const secret = (what: string) => v.pipe(v.string(`must be ${what}`), v.trim(), v.nonEmpty(`must be ${what}`))
 const url = (what: string) => v.pipe(v.string(), v.trim(), v.url(`must be ${what}`), v.transform((u) => u.replace(/\/+$/, '')))
 
+/** Which Google API receives the conversions. Configurations without `api` use the Data Manager API. */
+export const GOOGLE_ADS_APIS = ['data-manager', 'upload-clicks'] as const
+export type GoogleAdsApi = typeof GOOGLE_ADS_APIS[number]
+/** The host each API is called on, unless `baseUrl` names a proxy or a fake. */
+export const DEFAULT_BASE_URL: Record<GoogleAdsApi, string> = {
+  'data-manager': 'https://datamanager.googleapis.com',
+  'upload-clicks': 'https://googleads.googleapis.com',
+}
+
 /** `sites[].destinations.google_ads`; unknown keys are refused so a misspelt `validateonly` stops boot. */
-export const googleAdsOptions = strictOptions({
-  /** The Google Ads account that owns the conversion actions (the "conversion customer"). */
-  customerId: customerId('the Google Ads customer id of the account that owns the conversion actions'),
-  /**
-   * Optional since Google sunset developer tokens on 2026-09-09 (access now belongs to the OAuth client's Cloud
-   * project and the header is ignored). Sent when set, so configurations from before the sunset keep working.
-   */
-  developerToken: v.optional(secret('the developer token from the Google Ads API Center')),
-  clientId: secret('the OAuth client id'),
-  clientSecret: secret('the OAuth client secret'),
-  refreshToken: secret('an OAuth refresh token with the https://www.googleapis.com/auth/adwords scope'),
-  /** The manager (MCC) account the refresh token's user signs in through, when customerId is reached via one. */
-  loginCustomerId: v.optional(customerId('the manager account\'s customer id')),
-  /** One UPLOAD_CLICKS conversion action per standard event; events without one are skipped (see skipReason). */
-  conversionActions: v.pipe(
-    perStandardEvent(actionId, 'conversion action ids'),
-    v.check((actions) => Object.values(actions).some(Boolean), 'must give at least one conversion action id'),
-  ),
-  /** Test mode: Google validates every conversion and records none. */
-  validateOnly: v.optional(v.boolean('must be true or false'), false),
-  baseUrl: v.optional(url('an http(s) URL'), 'https://googleads.googleapis.com'),
-  oauthUrl: v.optional(url('an http(s) URL'), 'https://oauth2.googleapis.com/token'),
-}, 'customerId, clientId, clientSecret, refreshToken and conversionActions')
+export const googleAdsOptions = v.pipe(
+  strictOptions({
+    /**
+     * `data-manager` (default): the Data Manager API's events:ingest. `upload-clicks`: the Google Ads API's
+     * UploadClickConversions, which Google refuses to new adopters since 2026-06-15 (README).
+     */
+    api: v.optional(v.picklist(GOOGLE_ADS_APIS, 'must be "data-manager" or "upload-clicks"'), 'data-manager'),
+    /** The Google Ads account that owns the conversion actions (the "conversion customer"). */
+    customerId: customerId('the Google Ads customer id of the account that owns the conversion actions'),
+    /**
+     * Legacy path only, and optional since Google sunset developer tokens on 2026-09-09 (the header is ignored).
+     * The Data Manager API takes none; a configuration that still has one keeps booting.
+     */
+    developerToken: v.optional(secret('the developer token from the Google Ads API Center')),
+    clientId: secret('the OAuth client id'),
+    clientSecret: secret('the OAuth client secret'),
+    refreshToken: secret('an OAuth refresh token with the https://www.googleapis.com/auth/datamanager scope (https://www.googleapis.com/auth/adwords for api "upload-clicks")'),
+    /** The manager (MCC) account the refresh token's user signs in through, when customerId is reached via one. */
+    loginCustomerId: v.optional(customerId('the manager account\'s customer id')),
+    /** One conversion action per standard event; events without one are skipped (see skipReason). */
+    conversionActions: v.pipe(
+      perStandardEvent(actionId, 'conversion action ids'),
+      v.check((actions) => Object.values(actions).some(Boolean), 'must give at least one conversion action id'),
+    ),
+    /** Test mode: Google validates every request and records nothing. */
+    validateOnly: v.optional(v.boolean('must be true or false'), false),
+    /** The host the adapter posts to; default per api (DEFAULT_BASE_URL). */
+    baseUrl: v.optional(url('an http(s) URL')),
+    oauthUrl: v.optional(url('an http(s) URL'), 'https://oauth2.googleapis.com/token'),
+  }, 'customerId, clientId, clientSecret, refreshToken and conversionActions'),
+  v.transform((options) => ({ ...options, baseUrl: options.baseUrl ?? DEFAULT_BASE_URL[options.api] })),
+)
 
 export type GoogleAdsOptions = v.InferOutput<typeof googleAdsOptions>
 
@@ -53,12 +72,14 @@ export default defineAdPlatform<GoogleAdsOptions>({
   name: 'google_ads',
   apiVersion: GOOGLE_ADS_API_VERSION,
   options: googleAdsOptions,
-  // ConversionUploadService takes at most 2,000 conversions a request (TOO_MANY_CONVERSIONS_IN_REQUEST beyond).
+  // IngestEventsRequest takes at most 2,000 events (Data Manager "Limits and quotas"); so does UploadClickConversions.
   maxBatchSize: 2000,
-  // The longest click-through conversion window an action can have; Google refuses older clicks with EXPIRED_EVENT.
+  // 300 requests a minute per Google Cloud project (Data Manager "Limits and quotas"); the project is the OAuth client's.
+  maxRequestsPerSecond: 5,
+  // The longest click-through conversion window an action can have; Google refuses older clicks.
   maxEventAgeDays: 90,
   skipReason,
   authorize: authorizeGoogleAds,
-  toRequest: toUploadRequest,
-  parseResponse: parseUploadResponse,
+  toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),
+  parseResponse: parseGoogleAdsResponse,
 })

@@ -1,102 +1,146 @@
 /**
- * Pure mapping: our conversions → one ConversionUploadService.UploadClickConversions REST call.
- * Field names are the REST (lowerCamelCase) names of google/ads/googleads/v26/services/conversion_upload_service.proto.
+ * Pure mapping, default path: our conversions → one Data Manager API `events:ingest` call (IngestEventsRequest).
+ * Field names are the JSON (lowerCamelCase) names of google/ads/datamanager/v1/{ingestion_service,event,destination,
+ * device_info,user_data,consent}.proto; the README gives each field's source page. The helpers at the bottom are
+ * shared with the legacy path (map-upload-clicks.ts).
  */
-import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
+import { createHash } from 'node:crypto'
+import type { Channel, ConsentState, ConversionEvent, PlatformRequest } from '../../../core/delivery/types.ts'
 import { isSha256Hex } from '../../shared/helpers.ts'
 import type { GoogleAdsOptions } from './index.ts'
-import { GOOGLE_ADS_API_VERSION } from './version.ts'
+import { DATA_MANAGER_VERSION } from './version.ts'
 
-export type ConsentStatus = 'GRANTED' | 'DENIED' | 'UNSPECIFIED'
+export type DataManagerConsent = 'CONSENT_GRANTED' | 'CONSENT_DENIED' | 'CONSENT_STATUS_UNSPECIFIED'
+export type EventSource = 'WEB' | 'IN_STORE' | 'PHONE'
+interface ProductAccount { accountType: 'GOOGLE_ADS', accountId: string }
 
-export type UserIdentifier =
-  | { userIdentifierSource: 'FIRST_PARTY', hashedEmail: string }
-  | { userIdentifierSource: 'FIRST_PARTY', hashedPhoneNumber: string }
-
-export interface ClickConversion {
-  conversionAction: string
-  conversionDateTime: string
-  gclid?: string
-  gbraid?: string
-  wbraid?: string
-  conversionValue?: number
-  currencyCode?: string
-  orderId: string
-  userIdentifiers?: UserIdentifier[]
-  /** adPersonalization is left out: the proto allows it only for OfflineUserDataJobService and UserDataService. */
-  consent: { adUserData: ConsentStatus }
+export interface Destination {
+  reference: string
+  operatingAccount: ProductAccount
+  loginAccount?: ProductAccount
+  productDestinationId: string
 }
 
-export interface UploadClickConversionsBody {
-  conversions: ClickConversion[]
-  partialFailure: true
+export interface IngestEvent {
+  destinationReferences: [string]
+  transactionId: string
+  eventTimestamp: string
+  adIdentifiers?: { gclid?: string, gbraid?: string, wbraid?: string, landingPageDeviceInfo?: { userAgent?: string, ipAddress?: string } }
+  userData?: { userIdentifiers: ({ emailAddress: string } | { phoneNumber: string })[] }
+  conversionValue?: number
+  currency?: string
+  eventSource: EventSource
+  consent: { adUserData: DataManagerConsent, adPersonalization: DataManagerConsent }
+}
+
+export interface IngestEventsBody {
+  destinations: Destination[]
+  events: IngestEvent[]
+  /** The hashes are lowercase hex (core/identity); required whenever an event carries userData. */
+  encoding: 'HEX'
   validateOnly?: true
 }
 
-export function toUploadRequest(events: readonly ConversionEvent[], options: GoogleAdsOptions): PlatformRequest {
-  const body: UploadClickConversionsBody = {
-    conversions: events.map((event) => toClickConversion(event, options)),
-    // Required, and Google says always true: valid rows are recorded, invalid ones come back in partialFailureError.
-    partialFailure: true,
+export function toIngestRequest(events: readonly ConversionEvent[], options: GoogleAdsOptions): PlatformRequest {
+  const body: IngestEventsBody = {
+    destinations: toDestinations(events, options),
+    events: events.map((event) => toIngestEvent(event, options)),
+    encoding: 'HEX',
     ...(options.validateOnly ? { validateOnly: true as const } : {}),
   }
   return {
-    url: `${options.baseUrl}/${GOOGLE_ADS_API_VERSION}/customers/${options.customerId}:uploadClickConversions`,
+    url: `${options.baseUrl}/${DATA_MANAGER_VERSION}/events:ingest`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }
 }
 
-export function toClickConversion(event: ConversionEvent, options: GoogleAdsOptions): ClickConversion {
-  // skipReason refuses a standard event without a conversion action, so there is one.
-  const actionId = actionFor(event.standardEvent, options)!
-  const userIdentifiers = toUserIdentifiers(event)
+/**
+ * One destination per conversion action the batch uses (a batch may mix standard events), in order of first use,
+ * each named by its action id so that every event points at its own (`destinationReferences`).
+ */
+function toDestinations(events: readonly ConversionEvent[], options: GoogleAdsOptions): Destination[] {
+  const actions = [...new Set(events.map((event) => actionFor(event, options)!))]
+  return actions.map((actionId) => ({
+    reference: actionId,
+    operatingAccount: { accountType: 'GOOGLE_ADS', accountId: options.customerId },
+    ...(options.loginCustomerId ? { loginAccount: { accountType: 'GOOGLE_ADS' as const, accountId: options.loginCustomerId } } : {}),
+    productDestinationId: actionId,
+  }))
+}
+
+export function toIngestEvent(event: ConversionEvent, options: GoogleAdsOptions): IngestEvent {
+  const { email, phone } = hashedIdentifiers(event)
+  const userIdentifiers = [...(email ? [{ emailAddress: email }] : []), ...(phone ? [{ phoneNumber: phone }] : [])]
+  const adIdentifiers = { ...clickIdOf(event), ...landingPageDevice(event) }
   return {
-    conversionAction: `customers/${options.customerId}/conversionActions/${actionId}`,
-    conversionDateTime: toConversionDateTime(event.occurredAt),
-    ...toClickId(event),
+    // skipReason refuses a standard event without a conversion action, so there is one.
+    destinationReferences: [actionFor(event, options)!],
+    // Google's dedup key. Like every adapter we send the messageId (prefixed for a public conversion, so a page can
+    // never occupy a trusted order's id): README "Deduplication" says why not the integrator's order id.
+    transactionId: event.messageId,
+    eventTimestamp: event.occurredAt.toISOString(),
+    ...(Object.keys(adIdentifiers).length ? { adIdentifiers } : {}),
+    ...(userIdentifiers.length ? { userData: { userIdentifiers } } : {}),
     ...(event.value !== undefined ? { conversionValue: event.value } : {}),
-    ...(event.currency ? { currencyCode: event.currency } : {}),
-    // Google keeps one conversion per orderId per action. Like every adapter we dedupe on the messageId (the
-    // integrator's own order id is not sent; README "Deduplication"): a retried upload is refused as
-    // ORDER_ID_ALREADY_IN_USE, which response.ts counts as sent, instead of being counted twice.
-    orderId: event.messageId,
-    ...(userIdentifiers.length ? { userIdentifiers } : {}),
-    consent: { adUserData: toConsentStatus(event.consent.adUserData) },
+    ...(event.currency ? { currency: event.currency } : {}),
+    eventSource: EVENT_SOURCE[event.channel],
+    consent: { adUserData: toDataManagerConsent(event.consent.adUserData), adPersonalization: toDataManagerConsent(event.consent.adPersonalization) },
   }
 }
 
-/** Why Google Ads will not take this event, or undefined when it will. */
+/** A pick-up-in-store sale was bought on the website: WEB. Google's EventSource has no value of its own for it. */
+const EVENT_SOURCE: Record<Channel, EventSource> = { online: 'WEB', bopis: 'WEB', in_store: 'IN_STORE', phone: 'PHONE' }
+
+export function toDataManagerConsent(state: ConsentState): DataManagerConsent {
+  if (state === 'granted') return 'CONSENT_GRANTED'
+  if (state === 'denied') return 'CONSENT_DENIED'
+  return 'CONSENT_STATUS_UNSPECIFIED'
+}
+
+/**
+ * The device the person landed with after the ad click: for online and pick-up-in-store sales only (a sale in a
+ * store or by phone has no landing page). Both are personal data: left out when ad user data is denied. The IP is also left out for a
+ * person known to live in the EEA, the UK or Switzerland: Google Ads does not match IPs there and asks senders to
+ * leave them out (device_info.proto). The country is only known as a hash, so it is compared with the hashes of those
+ * codes.
+ */
+function landingPageDevice(event: ConversionEvent): { landingPageDeviceInfo?: { userAgent?: string, ipAddress?: string } } {
+  if (event.consent.adUserData === 'denied' || (event.channel !== 'online' && event.channel !== 'bopis')) return {}
+  const ipAddress = event.ip && !NO_IP_MATCHING.has(event.identity.country ?? '') ? event.ip : undefined
+  const info = { ...(event.userAgent ? { userAgent: event.userAgent } : {}), ...(ipAddress ? { ipAddress } : {}) }
+  return Object.keys(info).length ? { landingPageDeviceInfo: info } : {}
+}
+
+/** SHA-256 of the lowercase alpha-2 codes of the EEA (EU, Iceland, Liechtenstein, Norway), the UK and Switzerland. */
+const NO_IP_MATCHING = new Set([
+  'at', 'be', 'bg', 'hr', 'cy', 'cz', 'dk', 'ee', 'fi', 'fr', 'de', 'gr', 'hu', 'ie', 'it', 'lv', 'lt', 'lu', 'mt', 'nl',
+  'pl', 'pt', 'ro', 'sk', 'si', 'es', 'se', 'is', 'li', 'no', 'gb', 'ch',
+].map((code) => createHash('sha256').update(code).digest('hex')))
+
+// --- shared with map-upload-clicks.ts ---
+
+/** Why Google Ads will not take this event, or undefined when it will (both paths). */
 export function skipReason(event: ConversionEvent, options: GoogleAdsOptions): string | undefined {
-  if (!actionFor(event.standardEvent, options)) return `no Google Ads conversion action is configured for ${event.standardEvent}`
-  if (Object.keys(toClickId(event)).length === 0 && toUserIdentifiers(event).length === 0) {
+  if (!actionFor(event, options)) return `no Google Ads conversion action is configured for ${event.standardEvent}`
+  const { email, phone } = hashedIdentifiers(event)
+  if (Object.keys(clickIdOf(event)).length === 0 && !email && !phone) {
     return 'no gclid, gbraid or wbraid, and no hashed email or phone Google may use'
   }
   return undefined
 }
 
-/** Google's "yyyy-mm-dd hh:mm:ss+|-hh:mm", always written in UTC: "2026-11-21 07:20:12+00:00". */
-export function toConversionDateTime(date: Date): string {
-  const iso = date.toISOString() // 2026-11-21T07:20:12.345Z
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}+00:00`
-}
-
-export function toConsentStatus(state: ConsentState): ConsentStatus {
-  if (state === 'granted') return 'GRANTED'
-  if (state === 'denied') return 'DENIED'
-  return 'UNSPECIFIED'
-}
-
-function actionFor(standardEvent: StandardEvent, options: GoogleAdsOptions): string | undefined {
-  return options.conversionActions[standardEvent]
+/** The conversion action id configured for the event's standard event. */
+export function actionFor(event: ConversionEvent, options: GoogleAdsOptions): string | undefined {
+  return options.conversionActions[event.standardEvent]
 }
 
 /**
- * At most one click id goes in a conversion (Google's samples set exactly one; gbraid with wbraid is
- * GBRAID_WBRAID_BOTH_SET). The gclid wins, as in Google's samples; then gbraid, then wbraid.
+ * At most one click id per conversion (Google's samples set exactly one; gbraid with wbraid is refused by click
+ * uploads as GBRAID_WBRAID_BOTH_SET). The gclid wins, as in Google's samples; then gbraid, then wbraid.
  */
-function toClickId(event: ConversionEvent): Pick<ClickConversion, 'gclid' | 'gbraid' | 'wbraid'> {
+export function clickIdOf(event: ConversionEvent): { gclid?: string, gbraid?: string, wbraid?: string } {
   const { gclid, gbraid, wbraid } = event.clickIds
   if (gclid) return { gclid }
   if (gbraid) return { gbraid }
@@ -105,14 +149,11 @@ function toClickId(event: ConversionEvent): Pick<ClickConversion, 'gclid' | 'gbr
 }
 
 /**
- * Hashed email (Google's normalisation: gmail dots removed) and phone (E.164 with "+"): the only identifiers click
- * uploads accept. Only well-formed hashes leave, never anything else, and none when the visitor denied ad user data.
+ * Hashed email (Google's normalisation: gmail dots removed) and phone (E.164 with "+"). Only well-formed digests
+ * leave, never anything else, and none when the person denied ad user data.
  */
-function toUserIdentifiers(event: ConversionEvent): UserIdentifier[] {
-  if (event.consent.adUserData === 'denied') return []
+export function hashedIdentifiers(event: ConversionEvent): { email?: string, phone?: string } {
+  if (event.consent.adUserData === 'denied') return {}
   const { emailGoogle, phoneE164 } = event.identity
-  const identifiers: UserIdentifier[] = []
-  if (isSha256Hex(emailGoogle)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedEmail: emailGoogle })
-  if (isSha256Hex(phoneE164)) identifiers.push({ userIdentifierSource: 'FIRST_PARTY', hashedPhoneNumber: phoneE164 })
-  return identifiers
+  return { ...(isSha256Hex(emailGoogle) ? { email: emailGoogle } : {}), ...(isSha256Hex(phoneE164) ? { phone: phoneE164 } : {}) }
 }
