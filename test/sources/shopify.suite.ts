@@ -74,6 +74,7 @@ testIntakeSource({
           },
           ip: '203.0.113.7',
           userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+          pageUrl: 'https://checkout.example-shop.com/',
         })
       })
 

@@ -34,7 +34,23 @@ export function toShopifyConversion(order: JsonObject, event: string): SourceCon
     }),
     ip: ipAt(order.browser_ip) ?? ipAt(client?.browser_ip),
     userAgent: textAt(client?.user_agent, 'client_details.user_agent'),
+    pageUrl: shopOrigin(order.order_status_url),
   } satisfies SourceConversion)
+}
+
+/**
+ * The page a web sale happened on, as far as the order tells: the host of its order status page (the shop's
+ * checkout). Only the origin: the path and query open that order's status page for anyone holding them.
+ */
+function shopOrigin(statusUrl: unknown): string | undefined {
+  if (typeof statusUrl !== 'string') return undefined
+  try {
+    const url = new URL(statusUrl)
+    return url.protocol === 'https:' ? `${url.origin}/` : undefined
+  }
+  catch {
+    return undefined
+  }
 }
 
 function toItem(value: unknown, path: string): ConversionItem {
