@@ -86,6 +86,12 @@ const DeliverySchema = strict({
   workerIntervalMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(10)), 1000),
   /** How long a claimed delivery is held; after a crash, another worker takes it over once this runs out. */
   leaseSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 60),
+  /**
+   * How long an event waits for others going to the same platform account before its request goes out, in ms:
+   * concurrent conversions share one request (up to the adapter's maxBatchSize). 0 sends at once; under load the
+   * events gather anyway while earlier requests are in flight.
+   */
+  batchWindowMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)), 5),
   /** Timeout of one platform call. */
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
   /** Seconds a public conversion with a page-chosen messageId waits before its first attempt, for a trusted copy to supersede it; 0 sends at once. */

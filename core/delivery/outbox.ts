@@ -4,7 +4,9 @@ import type { ResolvedConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import type { AttemptResult } from './answer.ts'
 import { dispatch } from './dispatch.ts'
-import { claimDueDeliveries, readConversion, recordAttempt, type AttemptUpdate, type ClaimedDelivery } from './queries/outbox.ts'
+import { createBatcher } from './batcher.ts'
+import { claimDueDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
+import { createRequestBudget } from './request-budget.ts'
 import { nextStep } from './retry.ts'
 import { toEvent } from './rows.ts'
 import type { ConversionEvent, DeliveryOutcome } from './types.ts'
@@ -23,14 +25,26 @@ export interface Outbox {
   leaseSeconds: number
   /** Seconds a public conversion with a sender-chosen messageId waits before its first attempt (delivery.publicGraceSeconds). */
   publicGraceSeconds: number
-  /** Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them. */
+  /**
+   * Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them: the events going to
+   * one platform account share requests, up to the adapter's maxBatchSize.
+   */
   runDue: (limit: number) => Promise<number>
   /**
    * Attempts deliveries this process holds the lease on. `event` is the conversion as the caller already
-   * has it (intake), which saves reading it back.
+   * has it (intake), which saves reading it back. Concurrent attempts to one platform account share a request.
    */
   attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => Promise<AttemptResult[]>
 }
+
+/** Requests to one platform account running at once; what arrives meanwhile joins the next request. */
+const SENDS_IN_FLIGHT = 2
+/** Attempt records written at once: one statement at a time, so the next one carries everything that gathered. */
+const RECORDS_PER_STATEMENT = 2000
+
+/** An event on its way to one platform: the row, the event, and the adapter with this site's options. */
+interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown }
+interface Sent { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number }
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { prepared, registry, storage, policy } = deps
@@ -38,63 +52,95 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     get: (key: string) => storage.getItem<string>(`cache:auth:${key}`),
     set: (key: string, value: string, ttlSeconds: number) => storage.setItem(`cache:auth:${key}`, value, { ttl: ttlSeconds }),
   }
+  // One batching key per platform account: a site's connection to a provider.
+  const platforms = new Map<string, AdPlatformDefinition<unknown>>()
+  const sends = createBatcher<Sendable, Sent>({
+    maxInFlight: SENDS_IN_FLIGHT,
+    lingerMs: policy.batchWindowMs,
+    maxBatch: (key) => platforms.get(key)?.maxBatchSize ?? 1,
+    wait: createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond),
+    async run(_key, items) {
+      const { platform, options } = items[0]!
+      const result = await dispatch(platform, options, items.map((item) => item.event), { cache, timeoutMs: policy.requestTimeoutMs })
+      return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs }))
+    },
+  })
+  const records = createBatcher<AttemptUpdate, void>({
+    maxInFlight: 1,
+    maxBatch: () => RECORDS_PER_STATEMENT,
+    async run(_key, updates) {
+      await recordAttempt(prepared, updates)
+      return updates.map(() => undefined)
+    },
+  })
 
-  /** Calls the platform and decides the row's next state; `record` writes it. */
-  const attemptOne = async (row: ClaimedDelivery, given?: ConversionEvent): Promise<AttemptUpdate> => {
-    const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
-    const stored = given ? undefined : await readConversion(prepared, row.conversion_id)
-    const event = given ?? (stored ? toEvent(stored) : undefined)
-    // A skip is no attempt: the count the claim added is taken back.
-    const skipped = (error: string): AttemptUpdate => ({
-      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'skipped', attempts: Math.max(0, row.attempts - 1), http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null,
+  /** The row's final state without a platform call (skipped, or failed before one), else what to send. */
+  const prepare = (row: ClaimedDelivery, event: ConversionEvent | undefined, stored: StoredConversion | undefined): AttemptUpdate | Sendable => {
+    const ended = (status: 'skipped' | 'failed', error: string, attempts: number): AttemptUpdate => ({
+      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null,
     })
+    // A skip is no attempt: the count the claim added is taken back.
+    const skipped = (error: string) => ended('skipped', error, Math.max(0, row.attempts - 1))
     if (stored?.superseded_by) return skipped(supersededReason(stored.superseded_by))
-    let outcome: DeliveryOutcome
-    let httpStatus: number | null = null
-    let durationMs: number | null = null
-    let platform: AdPlatformDefinition<unknown> | undefined
-    if (!configured || !event) {
-      outcome = { status: 'rejected', message: configured ? 'conversion not found' : `platform ${row.provider} is no longer configured for site ${row.site_id}` }
+    const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
+    if (!configured) return ended('failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
+    if (!event) return ended('failed', 'conversion not found', row.attempts)
+    const platform = configured.definition as AdPlatformDefinition<unknown>
+    let skip: string | undefined
+    try {
+      skip = platform.skipReason?.(event, configured.options)
     }
-    else {
-      platform = configured.definition as AdPlatformDefinition<unknown>
-      let skip: string | undefined
-      try {
-        skip = platform.skipReason?.(event, configured.options)
-      }
-      catch (error) {
-        // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
-        const message = `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`
-        return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'failed', attempts: row.attempts, http_status: null, error: message, duration_ms: null, next_attempt_at: null, sent_at: null }
-      }
-      // Past the platform's event-age window (a conversion released late, a long outage): recorded, not sent to be refused.
-      skip ??= tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
-      if (skip) return skipped(skip)
-      const result = await dispatch(platform, configured.options, [event], { cache, timeoutMs: policy.requestTimeoutMs })
-      outcome = result.outcomes[0]!
-      httpStatus = result.httpStatus
-      durationMs = result.durationMs
+    catch (error) {
+      // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
+      return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
-    const attempts = row.attempts
-    const step = nextStep(outcome, attempts, event?.occurredAt ?? new Date(), platform?.maxEventAgeDays ?? 1, policy)
+    // Past the platform's event-age window (a conversion released late, a long outage): recorded, not sent to be refused.
+    skip ??= tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
+    if (skip) return skipped(skip)
+    return { row, event, platform, options: configured.options }
+  }
+
+  /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
+  const send = async (item: Sendable): Promise<AttemptUpdate> => {
+    const { row, event, platform } = item
+    const key = `${row.site_id}\u0000${row.provider}`
+    platforms.set(key, platform)
+    const { outcome, httpStatus, durationMs } = await sends.add(key, item)
+    const step = nextStep(outcome, row.attempts, event.occurredAt, platform.maxEventAgeDays, policy)
     return {
-      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts, http_status: httpStatus,
+      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
       error: step.status === 'sent' ? null : step.error, duration_ms: durationMs,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
     }
   }
 
-  const attempt = async (rows: readonly ClaimedDelivery[], event?: ConversionEvent): Promise<AttemptResult[]> => {
-    const settled = await Promise.all(rows.map((row) => attemptOne(row, event).catch((error: unknown) => {
+  const attempt = async (rows: readonly ClaimedDelivery[], given?: ConversionEvent): Promise<AttemptResult[]> => {
+    let stored: Map<string, StoredConversion> | undefined
+    try {
+      stored = given ? undefined : await readConversions(prepared, rows.map((row) => row.conversion_id))
+    }
+    catch (error) {
+      // Nothing attempted: the rows keep their lease, and the worker takes them again when it runs out.
       deps.onError(error)
-      return undefined
-    })))
-    const updates = settled.filter((u): u is AttemptUpdate => u !== undefined)
-    if (updates.length) await recordAttempt(prepared, updates).catch(deps.onError)
+      return rows.map(interrupted)
+    }
+    const updates = await Promise.all(rows.map(async (row): Promise<AttemptUpdate | undefined> => {
+      try {
+        const conversion = stored?.get(row.conversion_id)
+        const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
+        const update = 'status' in next ? next : await send(next)
+        await records.add('', update).catch(deps.onError)
+        return update
+      }
+      catch (error) {
+        deps.onError(error)
+        return undefined
+      }
+    }))
     // A row without an update keeps its lease; when it runs out the worker tries again, so nothing is lost.
-    return rows.map((row) => {
-      const update = updates.find((u) => u.id === row.id)
-      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error } : { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
+    return rows.map((row, i) => {
+      const update = updates[i]
+      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error } : interrupted(row)
     })
   }
 
@@ -108,6 +154,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return rows.length
     },
   }
+}
+
+function interrupted(row: ClaimedDelivery): AttemptResult {
+  return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
 }
 
 function tooOld(occurredAt: Date, maxDays: number, platform: string): string | undefined {

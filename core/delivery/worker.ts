@@ -1,7 +1,8 @@
 import type { JobHandle, ScheduledJob } from '../jobs/scheduler.ts'
 import type { Outbox } from './outbox.ts'
 
-const BATCH = 20
+/** Rows claimed per round: enough for full platform requests, few enough to send well within the lease. */
+const BATCH = 500
 
 /**
  * The delivery worker: polls the outbox for due deliveries (retries, and anything a crashed process left claimed once

@@ -32,21 +32,21 @@ export type StoredConversion = EventFields & {
 }
 
 /**
- * $1 conversion id. The stored conversion, and for a public one the source of a trusted conversion that took its
- * messageId meanwhile (it arrived at the same moment as the intake's lookup, or the public one was held and
- * released later): not sent.
+ * $1 conversion ids. The stored conversions, each with, for a public one, the source of a trusted conversion that
+ * took its messageId meanwhile (it arrived at the same moment as the intake's lookup, or the public one was held
+ * and released later): not sent. Every column (`c.*`), so a column `toEvent` starts to read is read back here too.
  */
-const READ_CONVERSION: PreparedStatement = {
-  name: 'dcgate_read_conversion_v1',
-  text: `select c.id, c.site_id, c.message_id, c.event, c.standard_event, c.occurred_at, c.value, c.currency, c.order_id, c.channel,
-      c.items, c.identity, c.click_ids, c.ip, c.user_agent, c.page_url, c.consent, c.confirmation, c.trust,
+const READ_CONVERSIONS: PreparedStatement = {
+  name: 'dcgate_read_conversions_v1',
+  text: `select c.*,
       (select t.source from conversions t where c.trust = 'public' and t.site_id = c.site_id
         and t.message_id = c.message_id and t.trust = 'trusted' limit 1) as superseded_by
-    from conversions c where c.id = $1`,
+    from conversions c where c.id = any($1::uuid[])`,
 }
 
-export async function readConversion(prepared: RunPrepared, id: string): Promise<StoredConversion | undefined> {
-  return (await prepared<StoredConversion>(READ_CONVERSION, [id]))[0]
+export async function readConversions(prepared: RunPrepared, ids: readonly string[]): Promise<Map<string, StoredConversion>> {
+  const rows = ids.length ? await prepared<StoredConversion>(READ_CONVERSIONS, [[...new Set(ids)]]) : []
+  return new Map(rows.map((row) => [row.id, row]))
 }
 
 /** A delivery row's state after an attempt, as written back. */
