@@ -271,9 +271,10 @@ function orderKey(conversion: Record<string, any>): string {
 const DM_DOMAIN = 'datamanager.googleapis.com'
 const REQUEST_FIELDS = ['destinations', 'events', 'consent', 'validateOnly', 'encoding', 'encryptionInfo']
 const DESTINATION_FIELDS = ['reference', 'loginAccount', 'linkedAccount', 'operatingAccount', 'productDestinationId']
-const EVENT_FIELDS = ['destinationReferences', 'transactionId', 'eventTimestamp', 'lastUpdatedTimestamp', 'userData', 'consent', 'adIdentifiers', 'currency', 'conversionValue', 'eventSource', 'eventDeviceInfo', 'cartData', 'customVariables', 'experimentalFields', 'userProperties']
-const AD_IDENTIFIER_FIELDS = ['sessionAttributes', 'gclid', 'gbraid', 'wbraid', 'landingPageDeviceInfo']
-const EVENT_SOURCES = ['WEB', 'APP', 'IN_STORE', 'PHONE', 'OTHER']
+// Field lists of @google-ads/datamanager 0.3.0's protos (Event, AdIdentifiers, EventSource), read 2026-11-26.
+const EVENT_FIELDS = ['destinationReferences', 'transactionId', 'eventTimestamp', 'lastUpdatedTimestamp', 'userData', 'consent', 'adIdentifiers', 'currency', 'conversionValue', 'eventSource', 'eventDeviceInfo', 'cartData', 'customVariables', 'experimentalFields', 'userProperties', 'eventName', 'clientId', 'userId', 'additionalEventParameters', 'thirdPartyUserData', 'eventLocation', 'appInstanceId']
+const AD_IDENTIFIER_FIELDS = ['sessionAttributes', 'gclid', 'gbraid', 'wbraid', 'landingPageDeviceInfo', 'mobileDeviceId']
+const EVENT_SOURCES = ['WEB', 'APP', 'IN_STORE', 'PHONE', 'MESSAGE', 'OTHER']
 const CONSENT_STATUSES = ['CONSENT_STATUS_UNSPECIFIED', 'CONSENT_GRANTED', 'CONSENT_DENIED']
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
