@@ -21,16 +21,21 @@ export interface BatcherOptions<I, R> {
   wait?: (key: string) => Promise<number>
   /** One call for the items, in order; resolves with one result per item. A rejection fails every item of it. */
   run: (key: string, items: I[]) => Promise<R[]>
+  /** The result of an item whose patience (see `add`) the budget's wait would exceed: it is not sent by this batcher. */
+  defer?: (item: I, waitMs: number) => R
 }
 
 export interface Batcher<I, R> {
-  /** Resolves with the item's own result once its batch has run. */
-  add: (key: string, item: I) => Promise<R>
+  /**
+   * Resolves with the item's own result once its batch has run; or, when the request budget would keep it waiting
+   * longer than `patienceMs` (default: no limit), at once with `defer`'s result.
+   */
+  add: (key: string, item: I, patienceMs?: number) => Promise<R>
   /** Items waiting or running, across keys. */
   size: () => number
 }
 
-interface Waiting<I, R> { item: I, resolve: (result: R) => void, reject: (error: unknown) => void }
+interface Waiting<I, R> { item: I, deadline: number, resolve: (result: R) => void, reject: (error: unknown) => void }
 
 interface KeyState<I, R> {
   queue: Waiting<I, R>[]
@@ -66,7 +71,8 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       const waitMs = options.wait ? await options.wait(key).catch(() => 0) : 0
       if (waitMs > 0) {
         state.inFlight--
-        schedule(key, state, waitMs)
+        if (options.defer) deferImpatient(state, waitMs, options.defer)
+        if (state.queue.length > 0) schedule(key, state, waitMs)
         return
       }
       const batch = state.queue.splice(0, Math.max(1, options.maxBatch(key)))
@@ -77,6 +83,15 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       }
       void call(key, state, batch)
     }
+  }
+
+  const deferImpatient = (state: KeyState<I, R>, waitMs: number, defer: (item: I, waitMs: number) => R) => {
+    const cutoff = Date.now() + waitMs
+    const impatient = state.queue.filter((w) => w.deadline < cutoff)
+    if (impatient.length === 0) return
+    state.queue = state.queue.filter((w) => w.deadline >= cutoff)
+    pending -= impatient.length
+    for (const w of impatient) w.resolve(defer(w.item, waitMs))
   }
 
   const call = async (key: string, state: KeyState<I, R>, batch: Waiting<I, R>[]) => {
@@ -96,11 +111,11 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
   }
 
   return {
-    add(key, item) {
+    add(key, item, patienceMs = Number.POSITIVE_INFINITY) {
       let state = keys.get(key)
       if (!state) keys.set(key, state = { queue: [], inFlight: 0, scheduled: false })
       pending++
-      const result = new Promise<R>((resolve, reject) => state.queue.push({ item, resolve, reject }))
+      const result = new Promise<R>((resolve, reject) => state.queue.push({ item, deadline: Date.now() + patienceMs, resolve, reject }))
       // A full batch goes at once; otherwise the first item waits the linger for company.
       schedule(key, state, state.queue.length >= options.maxBatch(key) ? 0 : options.lingerMs ?? 0)
       return result

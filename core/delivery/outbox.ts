@@ -44,7 +44,12 @@ const RECORDS_PER_STATEMENT = 2000
 
 /** An event on its way to one platform: the row, the event, and the adapter with this site's options. */
 interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown }
-interface Sent { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number }
+type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number } | { deferredMs: number }
+/**
+ * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
+ * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
+ */
+const INLINE_PATIENCE_MS = 100
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { prepared, registry, storage, policy } = deps
@@ -64,6 +69,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const result = await dispatch(platform, options, items.map((item) => item.event), { cache, timeoutMs: policy.requestTimeoutMs })
       return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs }))
     },
+    defer: (_item, waitMs) => ({ deferredMs: waitMs }),
   })
   const records = createBatcher<AttemptUpdate, void>({
     maxInFlight: 1,
@@ -101,11 +107,20 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable): Promise<AttemptUpdate> => {
+  const send = async (item: Sendable, inline: boolean): Promise<AttemptUpdate> => {
     const { row, event, platform } = item
     const key = `${row.site_id}\u0000${row.provider}`
     platforms.set(key, platform)
-    const { outcome, httpStatus, durationMs } = await sends.add(key, item)
+    const sent = await sends.add(key, item, inline ? INLINE_PATIENCE_MS : undefined)
+    if ('deferredMs' in sent) {
+      // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
+      return {
+        id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
+        error: `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; the worker sends it with the next batch`,
+        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null,
+      }
+    }
+    const { outcome, httpStatus, durationMs } = sent
     const step = nextStep(outcome, row.attempts, event.occurredAt, platform.maxEventAgeDays, policy)
     return {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
@@ -128,7 +143,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const update = 'status' in next ? next : await send(next)
+        const update = 'status' in next ? next : await send(next, given !== undefined)
         await records.add('', update).catch(deps.onError)
         return update
       }

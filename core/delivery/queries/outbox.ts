@@ -68,7 +68,7 @@ export interface AttemptUpdate {
  *   index and its dead entries.
  */
 const RECORD_ATTEMPT: PreparedStatement = {
-  name: 'dcgate_record_attempt_v1',
+  name: 'dcgate_record_attempt_v2',
   // Measured: its generic plan, made on a fresh database, kept a sequential scan of deliveries (761 blocks a call).
   reusePlan: false,
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
@@ -83,7 +83,7 @@ const RECORD_ATTEMPT: PreparedStatement = {
     )
     update conversions c set ip = null, user_agent = null
     where c.id = any($3::uuid[]) and (c.ip is not null or c.user_agent is not null)
-      and not exists (select 1 from v where v.conversion_id = c.id and v.status = 'retrying')
+      and not exists (select 1 from v where v.conversion_id = c.id and v.status not in ('sent', 'failed', 'skipped'))
       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped')
         and o.id not in (select id from v))`,
 }
