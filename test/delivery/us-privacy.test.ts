@@ -131,7 +131,7 @@ describe("consent.usPrivacy: 'limited'", () => {
     expect((await stored('plain-1'))!.us_privacy).toBeNull()
   })
 
-  it('a pixel conversion of a GPC visitor is stored limited, for the worker to send with limitedDataUse', async () => {
+  it('a pixel conversion of a GPC visitor is stored limited, and the worker sends it with limitedDataUse', async () => {
     const copKey = app.dcgate.context.sites.byId(SITES.limited)!.copKey
     const response = await app.request(`/collect?cop_key=${copKey}`, {
       method: 'POST',
@@ -144,6 +144,8 @@ describe("consent.usPrivacy: 'limited'", () => {
     })
     expect(response.status).toBe(202)
     expect((await stored('pixel-ldu-1'))!.us_privacy).toEqual({ mode: 'limited', signal: 'gpc', country: 'us' })
+    // Delivered in the background: the worker reads the stored decision back (a public id is sent prefixed).
+    await expect.poll(() => received(SITES.limited, 'public:pixel-ldu-1'), { timeout: 5000 }).toEqual({ id: 'public:pixel-ldu-1', limitedDataUse: { country: 'us' } })
   })
 })
 
