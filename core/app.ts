@@ -133,7 +133,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
-    const outbox = createOutbox({ prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
+    const outbox = createOutbox({ siteIds: config.sites.map((site) => site.id), prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
     const conversions = createConversionPipeline({ prepared, registry, outbox, hooks, logger })
     const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
     const scheduler = createScheduler({ prepared, report: reportSafe })

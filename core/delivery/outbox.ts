@@ -5,14 +5,22 @@ import type { RunPrepared } from '../db/prepared.ts'
 import type { AttemptResult } from './answer.ts'
 import { dispatch } from './dispatch.ts'
 import { createBatcher } from './batcher.ts'
-import { claimDueDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
+import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { createRequestBudget } from './request-budget.ts'
 import { nextStep } from './retry.ts'
 import { toEvent } from './rows.ts'
 import type { ConversionEvent, DeliveryOutcome } from './types.ts'
 import { supersededReason } from './trust.ts'
 
+/** A site's connection to one ad platform: the unit of batching, request budgets and worker claims. */
+export interface DeliveryAccount { siteId: string, provider: string, claim: number }
+
+/** Rows one worker claim takes at most: a full request for most platforms, a short statement for the largest. */
+const MAX_CLAIM = 1000
+
 export interface OutboxDeps {
+  /** The configured sites' ids, whose platform accounts the worker serves. */
+  siteIds: readonly string[]
   prepared: RunPrepared
   registry: Registry
   storage: Storage
@@ -26,10 +34,19 @@ export interface Outbox {
   /** Seconds a public conversion with a sender-chosen messageId waits before its first attempt (delivery.publicGraceSeconds). */
   publicGraceSeconds: number
   /**
-   * Claims up to `limit` due deliveries (any instance, never twice at once) and attempts them: the events going to
-   * one platform account share requests, up to the adapter's maxBatchSize.
+   * Why an inline attempt to this platform account would not be made now (its request budget for this second is
+   * known to be used up), or undefined: the intake then leaves the row unclaimed for the worker's next batch.
    */
-  runDue: (limit: number) => Promise<number>
+  queued: (siteId: string, provider: string) => string | undefined
+  /** Every configured platform account (a site's connection to a provider), with the rows one claim takes for it. */
+  accounts: () => DeliveryAccount[]
+  /**
+   * Claims up to `account.claim` due deliveries of one account (any instance, never twice at once) and attempts them
+   * together: one platform request when the adapter's maxBatchSize allows. Returns how many it claimed.
+   */
+  runDue: (account: DeliveryAccount) => Promise<number>
+  /** Claims up to `limit` due deliveries of platforms no longer configured for their site, and ends them failed. */
+  runOrphans: (limit: number) => Promise<number>
   /**
    * Attempts deliveries this process holds the lease on. `event` is the conversion as the caller already
    * has it (intake), which saves reading it back. Concurrent attempts to one platform account share a request.
@@ -49,7 +66,7 @@ type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: n
  * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
  * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
  */
-const INLINE_PATIENCE_MS = 100
+const INLINE_PATIENCE_MS = 10
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { prepared, registry, storage, policy } = deps
@@ -59,11 +76,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
   // One batching key per platform account: a site's connection to a provider.
   const platforms = new Map<string, AdPlatformDefinition<unknown>>()
+  const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
+  const budget = createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond)
+  const queuedMessage = (platform: AdPlatformDefinition<unknown>) =>
+    `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; the worker sends it with the next batch`
   const sends = createBatcher<Sendable, Sent>({
     maxInFlight: SENDS_IN_FLIGHT,
     lingerMs: policy.batchWindowMs,
     maxBatch: (key) => platforms.get(key)?.maxBatchSize ?? 1,
-    wait: createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond),
+    wait: budget.take,
     async run(_key, items) {
       const { platform, options } = items[0]!
       const result = await dispatch(platform, options, items.map((item) => item.event), { cache, timeoutMs: policy.requestTimeoutMs })
@@ -109,14 +130,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
   const send = async (item: Sendable, inline: boolean): Promise<AttemptUpdate> => {
     const { row, event, platform } = item
-    const key = `${row.site_id}\u0000${row.provider}`
+    const key = accountKey(row.site_id, row.provider)
     platforms.set(key, platform)
     const sent = await sends.add(key, item, inline ? INLINE_PATIENCE_MS : undefined)
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
         id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
-        error: `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; the worker sends it with the next batch`,
+        error: queuedMessage(platform),
         duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null,
       }
     }
@@ -160,11 +181,25 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   return {
+    queued(siteId, provider) {
+      const key = accountKey(siteId, provider)
+      const platform = platforms.get(key)
+      return platform && budget.spent(key) ? queuedMessage(platform) : undefined
+    },
     leaseSeconds: policy.leaseSeconds,
     publicGraceSeconds: policy.publicGraceSeconds,
     attempt,
-    async runDue(limit) {
-      const rows = await claimDueDeliveries(prepared, policy.leaseSeconds, limit)
+    accounts: () => deps.siteIds.flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => ({
+      siteId, provider: c.definition.name, claim: Math.min(MAX_CLAIM, c.definition.maxBatchSize),
+    }))),
+    async runDue(account) {
+      const rows = await claimDueDeliveries(prepared, policy.leaseSeconds, account.claim, account)
+      await attempt(rows)
+      return rows.length
+    },
+    async runOrphans(limit) {
+      const configured = deps.siteIds.flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => `${siteId}:${c.definition.name}`))
+      const rows = await claimOrphanDeliveries(prepared, policy.leaseSeconds, limit, configured)
       await attempt(rows)
       return rows.length
     },

@@ -12,7 +12,7 @@ import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
 import { insertConversion, lookUpIntake, supersedePublic, type InsertedConversion } from './queries/intake.ts'
 import { siteUrlOf, toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
-import type { ClickIds, Confirmation, ConversionInput } from './types.ts'
+import type { ClickIds, Confirmation, ConversionEvent, ConversionInput } from './types.ts'
 import { isRepeat, supersededReason, type Trust } from './trust.ts'
 
 /** A conversion as an intake route received it, before matching and hashing. */
@@ -78,7 +78,13 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       })
 
       const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site) })
-      const stored = await insertConversion(prepared, conversion, toDeliveryRow(plan, outbox.leaseSeconds), plan.providers)
+      // A platform whose request budget is used up for this second gets no inline attempt: the worker batches it.
+      const queued = new Map(plan.inline ? plan.providers.flatMap((provider) => {
+        const reason = outbox.queued(site.id, provider)
+        return reason ? [[provider, reason] as const] : []
+      }) : [])
+      const inline = plan.providers.map((provider) => plan.inline && !queued.has(provider))
+      const stored = await insertConversion(prepared, conversion, toDeliveryRow(plan, outbox.leaseSeconds), plan.providers, inline)
       if (!stored) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
       if (meta.trust === 'trusted' && holders.includes('public')) {
         // The public copy's deliveries not attempted yet end skipped. Should this fail, the worker's check before it
@@ -86,7 +92,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         await supersedePublic(prepared, site.id, messageId, supersededReason(meta.source))
           .catch((error: unknown) => reportError(hooks, logger, error, { source: 'delivery' }))
       }
-      const attempts = plan.inline ? await outbox.attempt(claimedNow(stored, site.id), toEvent(conversion)) : NO_ATTEMPTS
+      const attempts = plan.inline ? await attemptNow(outbox, stored, site.id, queued, toEvent(conversion)) : NO_ATTEMPTS
       return { messageId, ...summarise(plan, mapping, input.event, attempts), identity: identityReport }
     },
   }
@@ -94,7 +100,13 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
 
 const NO_ATTEMPTS: readonly AttemptResult[] = []
 
-/** The rows the insert claimed for the inline attempt; it counted that attempt already (attempts = 1). */
-function claimedNow(stored: InsertedConversion, siteId: string) {
-  return stored.deliveries.map((d) => ({ id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 }))
+/**
+ * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1); the rows it left
+ * for the worker are reported queued, with the reason.
+ */
+async function attemptNow(outbox: Outbox, stored: InsertedConversion, siteId: string, queued: ReadonlyMap<string, string>, event: ConversionEvent): Promise<AttemptResult[]> {
+  const claimed = stored.deliveries.filter((d) => !queued.has(d.provider))
+  const attempted = await outbox.attempt(claimed.map((d) => ({ id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 })), event)
+  const waiting = stored.deliveries.filter((d) => queued.has(d.provider)).map((d) => ({ id: d.id, provider: d.provider, status: 'pending', error: queued.get(d.provider)! }))
+  return [...attempted, ...waiting]
 }

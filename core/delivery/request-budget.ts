@@ -3,33 +3,53 @@ import { LIMITS_PREFIX } from '../storage.ts'
 
 const PREFIX = `${LIMITS_PREFIX}delivery:`
 
+interface Window { second: number, count: number }
+
 /**
  * Requests per second to one platform account (`key`: provider and site), as the adapter's `maxRequestsPerSecond`
- * allows, spaced evenly (one request every 1000 / limit ms) rather than in bursts at the start of each second: events
- * then gather for a known, short time into the next request. The next allowed time lives in the shared storage, so
- * with Redis the instances share the budget (two instances reading the same slot at once may both take it: a
- * platform's limit is rarely that exact, and its 429 is retried). Answers 0 to go now, else the milliseconds to wait.
- * If the storage does not answer, this process spaces its own requests alone.
+ * allows. Counted per one-second window in the shared storage, so with Redis the instances share the budget (two
+ * instances taking the last request of a window at once may let one extra through: a platform's limit is rarely
+ * that exact, and its 429 is retried). Answers 0 to go now, else the milliseconds until the next window. If the
+ * storage does not answer, this process counts alone.
  */
-export function createRequestBudget(storage: Storage, perSecond: (key: string) => number | undefined): (key: string) => Promise<number> {
-  const known = new Map<string, number>()
-  return async (key) => {
+export interface RequestBudget {
+  /** Takes one request: 0 to go now, else the milliseconds until the next window. */
+  take: (key: string) => Promise<number>
+  /** Whether this process already knows the current window used up (no storage round trip). */
+  spent: (key: string) => boolean
+}
+
+export function createRequestBudget(storage: Storage, perSecond: (key: string) => number | undefined): RequestBudget {
+  const known = new Map<string, Window>()
+  const spent = (key: string) => {
     const limit = perSecond(key)
-    if (!limit || limit <= 0) return 0
-    const spacing = 1000 / limit
+    const seen = known.get(key)
+    return Boolean(limit && seen && seen.second === Math.floor(Date.now() / 1000) && seen.count >= limit)
+  }
+  const take = async (key: string): Promise<number> => {
+    const limit = perSecond(key)
+    if (!limit) return 0
     const now = Date.now()
-    const local = known.get(key) ?? 0
-    if (local > now) return Math.ceil(local - now)
-    // Taken here before the storage answers, so a second call of this process in the meantime waits its turn.
-    known.set(key, now + spacing)
-    const id = PREFIX + key
+    const second = Math.floor(now / 1000)
+    const untilNext = 1000 - (now % 1000)
+    const seen = known.get(key)
+    const local = seen?.second === second ? seen.count : 0
+    if (local >= limit) return untilNext
+    // Taken here before the storage answers, so another call of this process meanwhile counts it.
+    known.set(key, { second, count: local + 1 })
+    const id = `${PREFIX}${key}:${second}`
     const stored = await storage.getItem<number>(id).catch(() => null)
-    if (typeof stored === 'number' && stored > now) {
-      // Another instance took this slot: the turn is after its.
-      known.set(key, stored)
-      return Math.ceil(stored - now)
+    const count = Math.max(local, typeof stored === 'number' ? stored : 0)
+    if (count >= limit) {
+      // Other instances used this window up: the local take is given back.
+      known.set(key, { second, count: limit })
+      return untilNext
     }
-    await storage.setItem(id, now + spacing, { ttl: Math.max(1, Math.ceil(spacing / 1000) + 1) }).catch(() => {})
+    known.set(key, { second, count: Math.max(count + 1, known.get(key)?.second === second ? known.get(key)!.count : 0) })
+    // Counted per calendar second, as the platforms count: a burst within the allowance goes at once, and under
+    // sustained load the events gather into the next window's requests (an inline attempt leaves them to the worker).
+    await storage.setItem(id, count + 1, { ttl: 2 }).catch(() => {})
     return 0
   }
+  return { take, spent }
 }

@@ -1,13 +1,15 @@
 import type { JobHandle, ScheduledJob } from '../jobs/scheduler.ts'
 import type { Outbox } from './outbox.ts'
 
-/** Rows claimed per round: enough for full platform requests, few enough to send well within the lease. */
-const BATCH = 500
+/** Rows of platforms no longer configured claimed per round (they end failed without a request). */
+const ORPHANS = 500
 
 /**
- * The delivery worker: polls the outbox for due deliveries (retries, and anything a crashed process left claimed once
- * its lease ran out). A job of every instance (scope `instance`): the claim skips rows another worker holds, so the
- * instances share the outbox without a lease of their own.
+ * The delivery worker: polls the outbox for due deliveries (retries, events a request budget left for later, and
+ * anything a crashed process left claimed once its lease ran out). Each platform account is served by its own loop,
+ * a claim of up to one full request at a time, so a platform with a small request budget never holds up another. A
+ * job of every instance (scope `instance`): the claim skips rows another worker holds, so the instances share the
+ * outbox without a lease of their own.
  */
 export function scheduleDeliveryWorker(
   schedule: (job: ScheduledJob) => JobHandle, outbox: Outbox, intervalMs: number, onError: (error: unknown) => void,
@@ -19,13 +21,20 @@ export function scheduleDeliveryWorker(
     // As before it was a job: the first poll one interval after start.
     atStart: false,
     async run(signal) {
-      try {
-        while (await outbox.runDue(BATCH) === BATCH && !signal.aborted) { /* drain a backlog before sleeping */ }
+      // Each loop drains a backlog before sleeping. A failure is reported as the outbox's other failures are (source
+      // `delivery`), not as a failed job, and stops only its own loop until the next run.
+      const drain = async (claim: () => Promise<number>, full: number) => {
+        try {
+          while (await claim() === full && !signal.aborted) { /* the next full request */ }
+        }
+        catch (error) {
+          onError(error)
+        }
       }
-      catch (error) {
-        // Reported as the outbox's other failures are (source `delivery`), not as a failed job.
-        onError(error)
-      }
+      await Promise.all([
+        ...outbox.accounts().map((account) => drain(() => outbox.runDue(account), account.claim)),
+        drain(() => outbox.runOrphans(ORPHANS), ORPHANS),
+      ])
     },
   })
 }

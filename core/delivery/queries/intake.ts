@@ -43,22 +43,27 @@ export async function lookUpIntake(
 const CONVERSION_PARAMS = CONVERSION_COLUMNS.length
 const DELIVERY_PARAMS = DELIVERY_COLUMNS.length
 const PROVIDERS = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 1}`
+/** The columns that claim a row for the inline attempt, and their value in a row left unclaimed for the worker. */
+const CLAIM_COLUMNS: Partial<Record<keyof DeliveryRow, string>> = { attempts: '0', locked_until: 'null' }
+const INLINE = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 2}`
 
 /**
  * The conversion and its outbox rows in one atomic statement (insert-first dedupe: a messageId repeated within its
  * trust tier inserts nothing and returns no row). The parameters are the conversion's columns, then the outbox
- * rows' (rows.ts), then the providers: one outbox row each.
+ * rows' (rows.ts), then the providers (one outbox row each) and whether each is claimed for the inline attempt: a
+ * platform whose request budget is used up gets its row unclaimed (no attempt counted, no lease), for the worker.
  */
 const INSERT_CONVERSION: PreparedStatement = {
-  name: 'dcgate_insert_conversion_v5',
+  name: 'dcgate_insert_conversion_v6',
   text: `with c as (
       insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
       values (gen_random_uuid(), ${placeholders(CONVERSION_COLUMNS)})
       on conflict (site_id, message_id, trust) do nothing returning id, site_id
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, ${columnNames(DELIVERY_COLUMNS)})
-      select gen_random_uuid(), c.id, c.site_id, p.provider, ${placeholders(DELIVERY_COLUMNS, CONVERSION_PARAMS + 1)}
-      from c, unnest(${PROVIDERS}::text[]) as p(provider)
+      select gen_random_uuid(), c.id, c.site_id, p.provider, ${DELIVERY_COLUMNS.map(([name]) => CLAIM_COLUMNS[name] ? `case when p.inline then r.${name} else ${CLAIM_COLUMNS[name]} end` : `r.${name}`).join(', ')}
+      from c, (select ${placeholders(DELIVERY_COLUMNS, CONVERSION_PARAMS + 1)}) as r(${columnNames(DELIVERY_COLUMNS)}),
+        unnest(${PROVIDERS}::text[], ${INLINE}::boolean[]) as p(provider, inline)
       returning id, provider
     )
     select c.id as conversion_id, d.id, d.provider from c left join d on true`,
@@ -71,10 +76,10 @@ const writeDelivery = valuesWriter(DELIVERY_COLUMNS)
 export interface InsertedConversion { conversionId: string, deliveries: { id: string, provider: string }[] }
 
 export async function insertConversion(
-  prepared: RunPrepared, conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[],
+  prepared: RunPrepared, conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[], inline: readonly boolean[],
 ): Promise<InsertedConversion | null> {
   const values = writeDelivery(delivery, writeConversion(conversion, []))
-  values.push(providers)
+  values.push(providers, inline)
   const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, values)
   if (rows.length === 0) return null
   const deliveries = rows[0]!.id === null ? [] : rows as { id: string, provider: string }[]

@@ -6,22 +6,41 @@ import type { EventFields } from '../rows.ts'
 export interface ClaimedDelivery { id: string, conversion_id: string, site_id: string, provider: string, attempts: number }
 
 /**
- * $1 lease in seconds, $2 at most this many rows. Claims due deliveries (any instance, never two at once: skip
- * locked) and counts the attempt at once, so one cut short by a crash (kill -9 before its outcome was recorded)
- * shows in the report.
+ * $1 lease in seconds, $2 at most this many rows, $3 site, $4 provider. Claims due deliveries of one platform account
+ * (any instance, never two at once: skip locked) and counts the attempt at once, so one cut short by a crash (kill -9
+ * before its outcome was recorded) shows in the report.
  */
 const CLAIM_DUE: PreparedStatement = {
-  name: 'dcgate_claim_due_v1',
+  name: 'dcgate_claim_due_v2',
   // Planned per call, as before it was prepared: the best plan follows how many rows are due.
   reusePlan: false,
   text: `update deliveries set locked_until = now() + make_interval(secs => $1::int), attempts = attempts + 1, updated_at = now()
     where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
+      and site_id = $3 and provider = $4
       and (locked_until is null or locked_until < now()) order by next_attempt_at limit $2 for update skip locked)
     returning id, conversion_id, site_id, provider, attempts`,
 }
 
-export function claimDueDeliveries(prepared: RunPrepared, leaseSeconds: number, limit: number): Promise<ClaimedDelivery[]> {
-  return prepared<ClaimedDelivery>(CLAIM_DUE, [leaseSeconds, limit])
+export function claimDueDeliveries(prepared: RunPrepared, leaseSeconds: number, limit: number, account: { siteId: string, provider: string }): Promise<ClaimedDelivery[]> {
+  return prepared<ClaimedDelivery>(CLAIM_DUE, [leaseSeconds, limit, account.siteId, account.provider])
+}
+
+/**
+ * $1 lease in seconds, $2 at most this many rows, $3 the configured accounts as `site_id:provider`. Claims due
+ * deliveries of a platform no longer configured for their site, so they end failed instead of waiting for ever.
+ */
+const CLAIM_ORPHANS: PreparedStatement = {
+  name: 'dcgate_claim_orphans_v1',
+  reusePlan: false,
+  text: `update deliveries set locked_until = now() + make_interval(secs => $1::int), attempts = attempts + 1, updated_at = now()
+    where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
+      and site_id || ':' || provider <> all($3::text[])
+      and (locked_until is null or locked_until < now()) order by next_attempt_at limit $2 for update skip locked)
+    returning id, conversion_id, site_id, provider, attempts`,
+}
+
+export function claimOrphanDeliveries(prepared: RunPrepared, leaseSeconds: number, limit: number, configured: readonly string[]): Promise<ClaimedDelivery[]> {
+  return prepared<ClaimedDelivery>(CLAIM_ORPHANS, [leaseSeconds, limit, configured])
 }
 
 /** A stored conversion as the worker reads it back to send. */
