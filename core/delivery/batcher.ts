@@ -33,6 +33,8 @@ export interface Batcher<I, R> {
   add: (key: string, item: I, patienceMs?: number) => Promise<R>
   /** Items waiting or running, across keys. */
   size: () => number
+  /** Items waiting for a call of this key (not those in flight). */
+  waiting: (key: string) => number
 }
 
 interface Waiting<I, R> { item: I, deadline: number, resolve: (result: R) => void, reject: (error: unknown) => void }
@@ -121,5 +123,6 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       return result
     },
     size: () => pending,
+    waiting: (key) => keys.get(key)?.queue.length ?? 0,
   }
 }

@@ -34,10 +34,12 @@ export interface Outbox {
   /** Seconds a public conversion with a sender-chosen messageId waits before its first attempt (delivery.publicGraceSeconds). */
   publicGraceSeconds: number
   /**
-   * Why an inline attempt to this platform account would not be made now (its request budget for this second is
-   * known to be used up), or undefined: the intake then leaves the row unclaimed for the worker's next batch.
+   * How the intake attempts a new conversion at this platform account: `now` (inline, before answering); `later`
+   * when its request budget for this second is used up (the row is claimed and this process sends it with the next
+   * batch, after answering); `worker` when this process already holds a large backlog for it (the row is left
+   * unclaimed for any instance's worker). `reason` says so in the answer.
    */
-  queued: (siteId: string, provider: string) => string | undefined
+  plan: (siteId: string, provider: string) => { kind: 'now' } | { kind: 'later' | 'worker', reason: string }
   /** Every configured platform account (a site's connection to a provider), with the rows one claim takes for it. */
   accounts: () => DeliveryAccount[]
   /**
@@ -50,13 +52,18 @@ export interface Outbox {
   /**
    * Attempts deliveries this process holds the lease on. `event` is the conversion as the caller already
    * has it (intake), which saves reading it back. Concurrent attempts to one platform account share a request.
+   * `inline` (the default with an event) waits at most a few ms for a request budget, then leaves the row to the
+   * worker; `later` and `worker` wait for the budget.
    */
-  attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent) => Promise<AttemptResult[]>
+  attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent, mode?: AttemptMode) => Promise<AttemptResult[]>
 }
 
 /** Requests to one platform account running at once; what arrives meanwhile joins the next request. */
 const SENDS_IN_FLIGHT = 2
-/** Attempt records written at once: one statement at a time, so the next one carries everything that gathered. */
+/**
+ * Attempt records written at once: one statement at a time for inline attempts and one for the worker's, so the next
+ * one carries everything that gathered.
+ */
 const RECORDS_PER_STATEMENT = 2000
 
 /** An event on its way to one platform: the row, the event, and the adapter with this site's options. */
@@ -67,6 +74,10 @@ type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: n
  * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
  */
 const INLINE_PATIENCE_MS = 10
+/** Events this process keeps waiting for one platform account's budget, in full requests, before it leaves new ones to the worker. */
+const LATER_BACKLOG_BATCHES = 4
+
+export type AttemptMode = 'inline' | 'later' | 'worker'
 
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { prepared, registry, storage, policy } = deps
@@ -79,7 +90,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
   const budget = createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond)
   const queuedMessage = (platform: AdPlatformDefinition<unknown>) =>
-    `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; the worker sends it with the next batch`
+    `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; it goes with the next batch`
   const sends = createBatcher<Sendable, Sent>({
     maxInFlight: SENDS_IN_FLIGHT,
     lingerMs: policy.batchWindowMs,
@@ -128,11 +139,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable, inline: boolean): Promise<AttemptUpdate> => {
+  const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate> => {
     const { row, event, platform } = item
     const key = accountKey(row.site_id, row.provider)
     platforms.set(key, platform)
-    const sent = await sends.add(key, item, inline ? INLINE_PATIENCE_MS : undefined)
+    const sent = await sends.add(key, item, mode === 'inline' ? INLINE_PATIENCE_MS : undefined)
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
@@ -150,7 +161,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     }
   }
 
-  const attempt = async (rows: readonly ClaimedDelivery[], given?: ConversionEvent): Promise<AttemptResult[]> => {
+  const attempt = async (rows: readonly ClaimedDelivery[], given?: ConversionEvent, mode: AttemptMode = given ? 'inline' : 'worker'): Promise<AttemptResult[]> => {
     let stored: Map<string, StoredConversion> | undefined
     try {
       stored = given ? undefined : await readConversions(prepared, rows.map((row) => row.conversion_id))
@@ -164,8 +175,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const update = 'status' in next ? next : await send(next, given !== undefined)
-        await records.add('', update).catch(deps.onError)
+        const update = 'status' in next ? next : await send(next, mode)
+        // Inline answers wait for their record: they never queue behind a worker batch's larger statement.
+        await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
         return update
       }
       catch (error) {
@@ -181,10 +193,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   return {
-    queued(siteId, provider) {
+    plan(siteId, provider) {
       const key = accountKey(siteId, provider)
       const platform = platforms.get(key)
-      return platform && budget.spent(key) ? queuedMessage(platform) : undefined
+      if (!platform || !budget.spent(key)) return { kind: 'now' }
+      const kind = sends.waiting(key) < LATER_BACKLOG_BATCHES * platform.maxBatchSize ? 'later' : 'worker'
+      return { kind, reason: queuedMessage(platform) }
     },
     leaseSeconds: policy.leaseSeconds,
     publicGraceSeconds: policy.publicGraceSeconds,

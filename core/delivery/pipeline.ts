@@ -78,12 +78,9 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       })
 
       const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site) })
-      // A platform whose request budget is used up for this second gets no inline attempt: the worker batches it.
-      const queued = new Map(plan.inline ? plan.providers.flatMap((provider) => {
-        const reason = outbox.queued(site.id, provider)
-        return reason ? [[provider, reason] as const] : []
-      }) : [])
-      const inline = plan.providers.map((provider) => plan.inline && !queued.has(provider))
+      // A platform whose request budget is used up for this second is sent with its next batch, after the answer.
+      const how = new Map(plan.inline ? plan.providers.map((provider) => [provider, outbox.plan(site.id, provider)] as const) : [])
+      const inline = plan.providers.map((provider) => plan.inline && how.get(provider)?.kind !== 'worker')
       const stored = await insertConversion(prepared, conversion, toDeliveryRow(plan, outbox.leaseSeconds), plan.providers, inline)
       if (!stored) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
       if (meta.trust === 'trusted' && holders.includes('public')) {
@@ -92,7 +89,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         await supersedePublic(prepared, site.id, messageId, supersededReason(meta.source))
           .catch((error: unknown) => reportError(hooks, logger, error, { source: 'delivery' }))
       }
-      const attempts = plan.inline ? await attemptNow(outbox, stored, site.id, queued, toEvent(conversion)) : NO_ATTEMPTS
+      const attempts = plan.inline ? await attemptNow(outbox, stored, site.id, how, toEvent(conversion)) : NO_ATTEMPTS
       return { messageId, ...summarise(plan, mapping, input.event, attempts), identity: identityReport }
     },
   }
@@ -101,12 +98,19 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
 const NO_ATTEMPTS: readonly AttemptResult[] = []
 
 /**
- * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1); the rows it left
- * for the worker are reported queued, with the reason.
+ * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1). Rows whose
+ * platform's request budget is used up are answered queued: claimed ones are sent after the answer with the next
+ * batch, the others by the worker.
  */
-async function attemptNow(outbox: Outbox, stored: InsertedConversion, siteId: string, queued: ReadonlyMap<string, string>, event: ConversionEvent): Promise<AttemptResult[]> {
-  const claimed = stored.deliveries.filter((d) => !queued.has(d.provider))
-  const attempted = await outbox.attempt(claimed.map((d) => ({ id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 })), event)
-  const waiting = stored.deliveries.filter((d) => queued.has(d.provider)).map((d) => ({ id: d.id, provider: d.provider, status: 'pending', error: queued.get(d.provider)! }))
-  return [...attempted, ...waiting]
+async function attemptNow(
+  outbox: Outbox, stored: InsertedConversion, siteId: string, how: ReadonlyMap<string, ReturnType<Outbox['plan']>>, event: ConversionEvent,
+): Promise<AttemptResult[]> {
+  const claimed = (kind: string) => stored.deliveries.filter((d) => (how.get(d.provider)?.kind ?? 'now') === kind)
+    .map((d) => ({ id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 }))
+  void outbox.attempt(claimed('later'), event, 'later')
+  const queued = stored.deliveries.flatMap((d) => {
+    const plan = how.get(d.provider)
+    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason }] : []
+  })
+  return [...await outbox.attempt(claimed('now'), event), ...queued]
 }

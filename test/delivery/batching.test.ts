@@ -133,7 +133,7 @@ describe('a platform request rate', () => {
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2)
   })
 
-  it('does not hold an inline answer for long: what the budget cannot send soon is queued, said so, and sent by the worker', async () => {
+  it('does not hold an inline answer for long: what the budget cannot send soon is queued, said so, and sent with a later batch', async () => {
     const key = await app.createKey('demo', 'rate')
     const answers = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
       // Spread over 300 ms, so several requests would be needed where the budget allows one every 500 ms.
@@ -146,7 +146,7 @@ describe('a platform request rate', () => {
     }))
     const queued = answers.filter((a) => a.message === 'sent to 0 of 1 platforms')
     expect(queued.length).toBeGreaterThan(0)
-    expect(queued[0]!.errors).toEqual([{ provider: 'batchads', status: 'pending', message: 'queued: batchads takes at most 2 requests a second; the worker sends it with the next batch' }])
+    expect(queued[0]!.errors).toEqual([{ provider: 'batchads', status: 'pending', message: 'queued: batchads takes at most 2 requests a second; it goes with the next batch' }])
     await expect.poll(async () => Object.values(await statuses(app, 'queued-')).filter((s) => s !== 'sent').length, { timeout: 15_000 }).toBe(0)
     const sent = platform.events().flat().filter((id) => id.startsWith('queued-'))
     expect(sent.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `queued-${i}`).sort())
