@@ -41,6 +41,10 @@ beforeAll(async () => {
         events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
       },
       { id: 'bare', name: 'No platforms', events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }] },
+      {
+        id: 'private', name: 'Drops US opt-outs', consent: { usPrivacy: 'drop' as const }, destinations: { testads: { baseUrl: fake.url, token: 'good' } },
+        events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
+      },
     ],
   }, { adapters: [testPlatform, testCrm], builtInPlugins })
   key = await app.createKey('shop')
@@ -64,6 +68,20 @@ const release = (body: unknown, path = `${copKey}/${secret}`) => app.request(`/a
 const sentFor = (messageId: string) => fake.requests.filter((r) => r.body.includes(`"id":"${messageId}"`))
 
 describe('POST /api/v1/crm-release/:api_key/:secret', () => {
+  it("on a site with consent.usPrivacy 'drop', a held lead of a person who opted out is released as skipped with the reason, never sent", async () => {
+    const site = app.dcgate.context.sites.byId('private')!
+    const response = await app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': await app.createKey('private') },
+      body: JSON.stringify({ event: 'qualified_lead', messageId: 'held-opt-out', context: { traits: { email: 'optout@example.com' }, consent: { usPrivacyOptOut: true } } }),
+    })
+    expect(response.status).toBe(202)
+    expect((await release({ event_name: 'qualified_lead', email: 'optout@example.com' }, `${site.copKey}/${site.releaseSecret}`)).status).toBe(200)
+    expect(await sql(`select d.status, d.error from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = ?`, ['held-opt-out']))
+      .toEqual([{ status: 'skipped', error: 'the person opted out of the sale or sharing of their data (US state privacy law) in context.consent; consent.usPrivacy is drop' }])
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(sentFor('held-opt-out')).toHaveLength(0)
+  })
+
   it('holds a when-qualified conversion (nothing sent), then releases it as crm_qualified with its click ids; a second call is 404', async () => {
     expect((await capture('held-1', 'Lead.One@Example.com')).status).toBe(202)
     expect(await sql('select state from conversions where message_id = ?', ['held-1'])).toEqual([{ state: 'held' }])

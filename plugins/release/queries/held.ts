@@ -1,18 +1,21 @@
 /** Held conversions: release, list, drop, expire, erase. */
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
+import { usPrivacyDropReason } from '../../../core/delivery/decide.ts'
 import { oneOff } from './one-off.ts'
 
 /**
  * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms, $6 the email's SHA-256
  * (an integrator that sent the email already hashed). Claims every matching held row oldest first, marks it released as
  * `crm_qualified`, and writes its outbox rows; the delivery worker sends them like any other delivery. The gates
- * the conversion passed at capture apply again here: a bot or a denied consent is recorded as skipped.
+ * the conversion passed at capture apply again here: a bot, a denied consent, or a US opt-out on a site whose
+ * `consent.usPrivacy` was `drop` is recorded as skipped ($7 and $8: the reasons for an opt-out by Global Privacy
+ * Control and by the conversion's consent).
  * Two identical releases at once (a CRM retrying, two pollers) are one after the other: the first takes a transaction
  * lock on (site, event, email), the second waits for it and then finds the rows released (its row locks re-read them).
  * Row locks alone let each take some of the rows, and both answer 200.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v4',
+  name: 'dcgate_release_held_v5',
   text: `with one_at_a_time as materialized (
       select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2 || chr(31) || $3, 0))
     ), claimed as (
@@ -26,12 +29,13 @@ const RELEASE_HELD: PreparedStatement = {
         ip = case when cardinality($5::text[]) = 0 then null else c.ip end,
         user_agent = case when cardinality($5::text[]) = 0 then null else c.user_agent end
       from claimed where c.id = claimed.id
-      returning c.id, c.created_at, c.is_bot, c.consent
+      returning c.id, c.created_at, c.is_bot, c.consent, c.us_privacy
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, status, error)
       select gen_random_uuid(), r.id, $1, p.provider,
-        case when r.is_bot or r.consent = 'denied' then 'skipped' else 'pending' end,
-        case when r.is_bot then 'the matched visit was ruled a bot' when r.consent = 'denied' then 'the visitor denied consent' end
+        case when r.is_bot or r.consent = 'denied' or r.us_privacy ->> 'mode' = 'drop' then 'skipped' else 'pending' end,
+        case when r.is_bot then 'the matched visit was ruled a bot' when r.consent = 'denied' then 'the visitor denied consent'
+          when r.us_privacy ->> 'mode' = 'drop' then case when r.us_privacy ->> 'signal' = 'gpc' then $7 else $8 end end
       from released r, unnest($5::text[]) as p(provider)
       returning conversion_id
     )
@@ -42,7 +46,10 @@ const RELEASE_HELD: PreparedStatement = {
 export async function releaseHeldRows(
   prepared: RunPrepared, held: { siteId: string, event: string, email: string, emailHash: string, expireAfterDays: number, platforms: readonly string[] },
 ): Promise<string[]> {
-  const rows = await prepared<{ id: string }>(RELEASE_HELD, [held.siteId, held.event, held.email, held.expireAfterDays, held.platforms, held.emailHash])
+  const rows = await prepared<{ id: string }>(RELEASE_HELD, [
+    held.siteId, held.event, held.email, held.expireAfterDays, held.platforms, held.emailHash,
+    usPrivacyDropReason({ mode: 'drop', signal: 'gpc' }), usPrivacyDropReason({ mode: 'drop', signal: 'opt_out' }),
+  ])
   return rows.map((r) => r.id)
 }
 
