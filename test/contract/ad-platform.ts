@@ -101,8 +101,10 @@ export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
         expect(readFileSync(new URL('version.ts', dir), 'utf8')).toMatch(/https:\/\/\S+/)
       })
 
-      it('declares its batch cap and event-age window', () => {
+      it('declares its batch cap, request rate and event-age window', () => {
         expect(Number.isInteger(adapter.maxBatchSize) && adapter.maxBatchSize >= 1).toBe(true)
+        // Counted per whole second (core/delivery/request-budget.ts): a fraction would let one request through a second.
+        if (adapter.maxRequestsPerSecond !== undefined) expect(Number.isInteger(adapter.maxRequestsPerSecond) && adapter.maxRequestsPerSecond >= 1).toBe(true)
         expect(Number.isInteger(adapter.maxEventAgeDays) && adapter.maxEventAgeDays >= 1).toBe(true)
       })
     })
