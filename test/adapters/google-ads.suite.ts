@@ -232,9 +232,11 @@ function dataManagerTests(): void {
       expect(bare).not.toHaveProperty('currency')
     })
 
-    it('sends a US opt-out (limitedDataUse) with consent as given: the Data Manager API has no restricted-processing field', () => {
-      const limited = ingestBody([event({ limitedDataUse: { country: 'us', state: 'ca' } })]).events[0]
-      expect(limited).toEqual(ingestBody([event()]).events[0])
+    it('sends a US opt-out (limitedDataUse) as ad personalization denied, the only consent signal the Data Manager API has for it', () => {
+      const limited = ingestBody([event({ limitedDataUse: { country: 'us', state: 'ca' } })]).events[0]!
+      const plain = ingestBody([event()]).events[0]!
+      expect(limited.consent).toEqual({ adUserData: 'CONSENT_GRANTED', adPersonalization: 'CONSENT_DENIED' })
+      expect({ ...limited, consent: undefined }).toEqual({ ...plain, consent: undefined })
     })
 
     it('skips, saying why, an event without a conversion action or anything Google may match on', () => {

@@ -86,7 +86,12 @@ export function toIngestEvent(event: ConversionEvent, options: GoogleAdsOptions)
     ...(event.value !== undefined ? { conversionValue: event.value } : {}),
     ...(event.currency ? { currency: event.currency } : {}),
     eventSource: EVENT_SOURCE[event.channel],
-    consent: { adUserData: toDataManagerConsent(event.consent.adUserData), adPersonalization: toDataManagerConsent(event.consent.adPersonalization) },
+    // A US opt-out of sale or sharing is an opt-out of targeted advertising: sent as ad personalization denied, the
+    // consent signal Google has (no restricted-processing field exists for events; README).
+    consent: {
+      adUserData: toDataManagerConsent(event.consent.adUserData),
+      adPersonalization: event.limitedDataUse ? 'CONSENT_DENIED' : toDataManagerConsent(event.consent.adPersonalization),
+    },
   }
 }
 
