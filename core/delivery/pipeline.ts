@@ -10,7 +10,8 @@ import { decideDelivery, usPrivacyOf } from './decide.ts'
 import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
-import { insertConversion, lookUpIntake, supersedePublic, type InsertedConversion } from './queries/intake.ts'
+import { createBatcher } from './batcher.ts'
+import { insertConversion, lookUpIntake, supersedePublic, type InsertedConversion, type IntakeLookup, type LookupKey } from './queries/intake.ts'
 import { siteUrlOf, toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
 import type { ClickIds, Confirmation, ConversionEvent, ConversionInput } from './types.ts'
 import { isRepeat, supersededReason, type Trust } from './trust.ts'
@@ -49,12 +50,14 @@ export interface ConversionPipeline {
 export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline {
   const { prepared, registry, outbox, hooks, logger } = deps
   const platformsOf = (siteId: string) => registry.forSite(siteId, 'ad-platform').map((c) => c.definition.name)
+  // Concurrent conversions share the lookup's round trip: under load one statement answers several.
+  const lookups = createBatcher<LookupKey, IntakeLookup>({ maxInFlight: 2, maxBatch: () => LOOKUPS_PER_STATEMENT, run: (_key, keys) => lookUpIntake(prepared, keys) })
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id }, { defaultCountry: site.config.defaultCountry })
-      const { holders, visits, newest } = await lookUpIntake(prepared, site.id, messageId, { sessionId: ids.dc_session_id, emailHash: identity.email })
+      const { holders, visits, newest } = await lookups.add('', { siteId: site.id, messageId, sessionId: ids.dc_session_id, emailHash: identity.email })
       // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
       if (isRepeat(meta.trust, holders)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
 
@@ -96,6 +99,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
 }
 
 const NO_ATTEMPTS: readonly AttemptResult[] = []
+/** Conversions one lookup statement answers at most. */
+const LOOKUPS_PER_STATEMENT = 50
 
 /**
  * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1). Rows whose

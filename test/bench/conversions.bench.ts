@@ -93,6 +93,6 @@ function print(rows: Figures[]): void {
     const row = rows.find((r) => r.label === label)
     if (row) console.log(`target ${label}: >= ${perSecond} conv/s and p99 < ${p99} ms: ${row.perSecond >= perSecond && row.p99 < p99 ? 'PASS' : 'BELOW TARGET'}`)
   }
-  verdict('dcgate on PostgreSQL', 1000, 100)
+  verdict('dcgate on PostgreSQL', 500, 100)
   verdict('PostgreSQL, 8 platforms', 1000, 150)
 }

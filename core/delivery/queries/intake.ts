@@ -7,22 +7,30 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type DeliveryRow } from '../rows.ts'
 
 /**
- * $1 site, $2 messageId, $3 whether to search visits, $4 dc_session_id, $5 email hash. The trust tiers that already
- * hold the messageId (a repeat is answered before any hook runs; see pipeline.ts for what each tier may repeat), the
- * person's earlier visits (by the session, or by any identity a visit was given), newest first, at most 50, with
- * whether each carried Global Privacy Control, and the newest one's landing URL and user agent (a server
- * conversion's web context when it brings none) and country (where a US opt-out applies).
+ * The reads intake makes before its write, for several conversions in one round trip: $1 sites, $2 messageIds, $3
+ * whether to search visits, $4 dc_session_ids, $5 email hashes (one entry per conversion, row `n` answering entry n).
+ * For each: the trust tiers that already hold the messageId (a repeat is answered before any hook runs; see
+ * pipeline.ts for what each tier may repeat), the person's earlier visits (by the session, or by any identity a visit
+ * was given), newest first, at most 50, with whether each carried Global Privacy Control, and the newest one's
+ * landing URL and user agent (a server conversion's web context when it brings none) and country (where a US opt-out
+ * applies).
  */
 const LOOK_UP_INTAKE: PreparedStatement = {
-  // email_hash too: a visit written by an instance of an earlier version (a rolling upgrade) has no email_hashes yet.
-  name: 'dcgate_intake_lookup_v6',
-  text: `with v as (
-      select click_ids, consent, is_bot, gpc, landing_url, user_agent, country from visits
-      where $3::boolean and site_id = $1 and (session_id = $4 or email_hash = $5 or email_hashes @> array[$5::text])
-      order by started_at desc, id desc limit 50)
-    select array(select trust from conversions where site_id = $1 and message_id = $2) as holders,
-      (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'is_bot', is_bot, 'gpc', gpc)) from v) as visits,
-      (select json_build_object('landing_url', landing_url, 'user_agent', user_agent, 'country', country) from v limit 1) as newest`,
+  name: 'dcgate_intake_lookup_v7',
+  text: `with q as (
+      select * from unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[]) with ordinality
+        as q(site_id, message_id, search, session_id, email_hash, n)
+    )
+    select q.n, array(select trust from conversions c where c.site_id = q.site_id and c.message_id = q.message_id) as holders,
+      l.visits, l.newest
+    from q cross join lateral (
+      with v as (
+        select click_ids, consent, is_bot, gpc, landing_url, user_agent, country from visits
+        where q.search and site_id = q.site_id and (session_id = q.session_id or email_hash = q.email_hash or email_hashes @> array[q.email_hash])
+        order by started_at desc, id desc limit 50)
+      select (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'is_bot', is_bot, 'gpc', gpc)) from v) as visits,
+        (select json_build_object('landing_url', landing_url, 'user_agent', user_agent, 'country', country) from v limit 1) as newest
+    ) l`,
 }
 
 /** A visit as the intake's lookup returns it. */
@@ -31,13 +39,21 @@ export interface VisitRow { click_ids: Record<string, string>, consent: string, 
 /** The newest matched visit's web context and country. */
 export interface NewestVisit { landing_url: string | null, user_agent: string | null, country?: string | null }
 
-/** One round trip for both reads intake makes before its write. `holders`: `trusted` and/or `public`. */
-export async function lookUpIntake(
-  prepared: RunPrepared, siteId: string, messageId: string, by: { sessionId?: string, emailHash?: string },
-): Promise<{ holders: string[], visits: VisitRow[], newest: NewestVisit | null }> {
-  const searchVisits = Boolean(by.sessionId || by.emailHash)
-  const [row] = await prepared<{ holders: string[] | null, visits: VisitRow[] | null, newest: NewestVisit | null }>(LOOK_UP_INTAKE, [siteId, messageId, searchVisits, by.sessionId ?? null, by.emailHash ?? null])
-  return { holders: row?.holders ?? [], visits: row?.visits ?? [], newest: row?.newest ?? null }
+/** What the intake's lookup finds for one conversion. `holders`: `trusted` and/or `public`. */
+export interface IntakeLookup { holders: string[], visits: VisitRow[], newest: NewestVisit | null }
+
+/** One conversion's lookup keys. */
+export interface LookupKey { siteId: string, messageId: string, sessionId?: string, emailHash?: string }
+
+/** Both reads intake makes before its write, for several conversions in one round trip, in their order. */
+export async function lookUpIntake(prepared: RunPrepared, keys: readonly LookupKey[]): Promise<IntakeLookup[]> {
+  const rows = await prepared<{ n: string, holders: string[] | null, visits: VisitRow[] | null, newest: NewestVisit | null }>(LOOK_UP_INTAKE, [
+    keys.map((k) => k.siteId), keys.map((k) => k.messageId), keys.map((k) => Boolean(k.sessionId || k.emailHash)),
+    keys.map((k) => k.sessionId ?? null), keys.map((k) => k.emailHash ?? null),
+  ])
+  const found: IntakeLookup[] = keys.map(() => ({ holders: [], visits: [], newest: null }))
+  for (const row of rows) found[Number(row.n) - 1] = { holders: row.holders ?? [], visits: row.visits ?? [], newest: row.newest ?? null }
+  return found
 }
 
 const CONVERSION_PARAMS = CONVERSION_COLUMNS.length
