@@ -43,3 +43,17 @@ export function valuesWriter<Row>(columns: readonly Column<Row>[]): (row: Row, i
   const values = columns.map(([name, kind]) => kind === 'jsonb' ? `JSON.stringify(row.${name})` : `row.${name}`)
   return new Function('row', 'into', `into.push(${values.join(', ')}); return into`) as (row: Row, into: unknown[]) => unknown[]
 }
+
+/**
+ * `json_to_recordset($n::json) as x(<column> <type>, …)`: rows bound as one JSON array of objects (several rows in one
+ * statement). Dates travel as ISO text; `seconds_from_now` as the number of seconds (see `recordValueOf`).
+ */
+export function recordsetOf<Row>(columns: readonly Column<Row>[], param: string, extra = ''): string {
+  const types = columns.map(([name, kind]) => `${name} ${kind === 'double' ? 'double precision' : kind === 'seconds_from_now' ? 'int' : kind}`)
+  return `json_to_recordset(${param}::json) as x(${[...types, ...(extra ? [extra] : [])].join(', ')})`
+}
+
+/** A recordset column's value expression: `x.<name>`, or now() plus its seconds for `seconds_from_now`. */
+export function recordValueOf<Row>([name, kind]: Column<Row>): string {
+  return kind === 'seconds_from_now' ? `now() + make_interval(secs => x.${name})` : `x.${name}`
+}

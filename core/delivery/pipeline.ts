@@ -11,7 +11,7 @@ import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
 import { createBatcher } from './batcher.ts'
-import { insertConversion, lookUpIntake, supersedePublic, type InsertedConversion, type IntakeLookup, type LookupKey } from './queries/intake.ts'
+import { insertTogether, lookUpIntake, supersedePublic, type InsertedConversion, type InsertResult, type IntakeLookup, type LookupKey, type NewConversion } from './queries/intake.ts'
 import { siteUrlOf, toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
 import type { ClickIds, Confirmation, ConversionEvent, ConversionInput } from './types.ts'
 import { isRepeat, supersededReason, type Trust } from './trust.ts'
@@ -51,7 +51,9 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   const { prepared, registry, outbox, hooks, logger } = deps
   const platformsOf = (siteId: string) => registry.forSite(siteId, 'ad-platform').map((c) => c.definition.name)
   // Concurrent conversions share the lookup's round trip: under load one statement answers several.
-  const lookups = createBatcher<LookupKey, IntakeLookup>({ maxInFlight: 2, maxBatch: () => LOOKUPS_PER_STATEMENT, run: (_key, keys) => lookUpIntake(prepared, keys) })
+  const lookups = createBatcher<LookupKey, IntakeLookup>({ maxInFlight: INTAKE_STATEMENTS_IN_FLIGHT, maxBatch: () => LOOKUPS_PER_STATEMENT, run: (_key, keys) => lookUpIntake(prepared, keys) })
+  // And the insert's: one statement and one commit (one WAL flush) for the conversions that arrive together.
+  const inserts = createBatcher<NewConversion, InsertResult>({ maxInFlight: INTAKE_STATEMENTS_IN_FLIGHT, maxBatch: () => INSERTS_PER_STATEMENT, run: (_key, items) => insertTogether(prepared, items) })
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()
@@ -84,7 +86,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       // A platform whose request budget is used up for this second is sent with its next batch, after the answer.
       const how = new Map(plan.inline ? plan.providers.map((provider) => [provider, outbox.plan(site.id, provider)] as const) : [])
       const inline = plan.providers.map((provider) => plan.inline && how.get(provider)?.kind !== 'worker')
-      const stored = await insertConversion(prepared, conversion, toDeliveryRow(plan, outbox.leaseSeconds), plan.providers, inline)
+      const stored = await inserts.add('', { conversion, delivery: toDeliveryRow(plan, outbox.leaseSeconds), providers: plan.providers, inline })
+      if (stored && 'refused' in stored) throw stored.refused
       if (!stored) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
       if (meta.trust === 'trusted' && holders.includes('public')) {
         // The public copy's deliveries not attempted yet end skipped. Should this fail, the worker's check before it
@@ -99,8 +102,13 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
 }
 
 const NO_ATTEMPTS: readonly AttemptResult[] = []
+/** Lookup (and insert) statements running at once; what arrives meanwhile goes in the next one. */
+const INTAKE_STATEMENTS_IN_FLIGHT = 4
 /** Conversions one lookup statement answers at most. */
 const LOOKUPS_PER_STATEMENT = 50
+/** Conversions one insert statement stores at most. */
+const INSERTS_PER_STATEMENT = 50
+
 
 /**
  * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1). Rows whose

@@ -2,7 +2,8 @@
  * The intake's statements, run as prepared statements (core/db/prepared.ts): one read before the write, the write,
  * and the rare supersede of a public copy. Each name is bumped (`…_v2`) whenever its text changes.
  */
-import { columnNames, placeholders, valuesWriter } from '../../db/columns.ts'
+import { columnNames, recordsetOf, recordValueOf, type Column } from '../../db/columns.ts'
+import { dataErrorCode } from '../../db/data-error.ts'
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type DeliveryRow } from '../rows.ts'
 
@@ -56,50 +57,74 @@ export async function lookUpIntake(prepared: RunPrepared, keys: readonly LookupK
   return found
 }
 
-const CONVERSION_PARAMS = CONVERSION_COLUMNS.length
-const DELIVERY_PARAMS = DELIVERY_COLUMNS.length
-const PROVIDERS = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 1}`
 /** The columns that claim a row for the inline attempt, and their value in a row left unclaimed for the worker. */
 const CLAIM_COLUMNS: Partial<Record<keyof DeliveryRow, string>> = { attempts: '0', locked_until: 'null' }
-const INLINE = `$${CONVERSION_PARAMS + DELIVERY_PARAMS + 2}`
 
 /**
- * The conversion and its outbox rows in one atomic statement (insert-first dedupe: a messageId repeated within its
- * trust tier inserts nothing and returns no row). The parameters are the conversion's columns, then the outbox
- * rows' (rows.ts), then the providers (one outbox row each) and whether each is claimed for the inline attempt: a
- * platform whose request budget is used up gets its row unclaimed (no attempt counted, no lease), for the worker.
+ * Conversions and their outbox rows in one atomic statement, several conversions at once (insert-first dedupe: a
+ * messageId repeated within its trust tier inserts nothing and returns no row). $1 is a JSON array with one object per
+ * conversion: `n` (its position), the conversion's columns, its outbox rows' shared columns (rows.ts), `providers`
+ * (one outbox row each) and `inline`, whether each is claimed for the inline attempt: a platform the intake leaves to
+ * the worker gets its row unclaimed (no attempt counted, no lease). The caller never puts one messageId and trust
+ * twice in a statement.
  */
-const INSERT_CONVERSION: PreparedStatement = {
-  name: 'dcgate_insert_conversion_v6',
-  text: `with c as (
+const INSERT_CONVERSIONS: PreparedStatement = {
+  name: 'dcgate_insert_conversions_v1',
+  text: `with x as (
+      select * from ${recordsetOf([...CONVERSION_COLUMNS, ...DELIVERY_COLUMNS] as Column<ConversionRow & DeliveryRow>[], '$1', 'n int, providers text[], inline boolean[]')}
+    ), c as (
       insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
-      values (gen_random_uuid(), ${placeholders(CONVERSION_COLUMNS)})
-      on conflict (site_id, message_id, trust) do nothing returning id, site_id
+      select gen_random_uuid(), ${CONVERSION_COLUMNS.map(recordValueOf).join(', ')} from x order by x.n
+      on conflict (site_id, message_id, trust) do nothing returning id, site_id, message_id, trust
+    ), stored as (
+      select x.*, c.id as conversion_id from c join x on x.site_id = c.site_id and x.message_id = c.message_id and x.trust = c.trust
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, ${columnNames(DELIVERY_COLUMNS)})
-      select gen_random_uuid(), c.id, c.site_id, p.provider, ${DELIVERY_COLUMNS.map(([name]) => CLAIM_COLUMNS[name] ? `case when p.inline then r.${name} else ${CLAIM_COLUMNS[name]} end` : `r.${name}`).join(', ')}
-      from c, (select ${placeholders(DELIVERY_COLUMNS, CONVERSION_PARAMS + 1)}) as r(${columnNames(DELIVERY_COLUMNS)}),
-        unnest(${PROVIDERS}::text[], ${INLINE}::boolean[]) as p(provider, inline)
-      returning id, provider
+      select gen_random_uuid(), x.conversion_id, x.site_id, p.provider, ${DELIVERY_COLUMNS.map((column) => CLAIM_COLUMNS[column[0]] ? `case when p.inline then ${recordValueOf(column)} else ${CLAIM_COLUMNS[column[0]]} end` : recordValueOf(column)).join(', ')}
+      from stored as x cross join unnest(x.providers, x.inline) as p(provider, inline)
+      returning id, conversion_id, provider
     )
-    select c.id as conversion_id, d.id, d.provider from c left join d on true`,
+    select s.n, s.conversion_id, d.id, d.provider from stored s left join d on d.conversion_id = s.conversion_id`,
 }
-
-const writeConversion = valuesWriter(CONVERSION_COLUMNS)
-const writeDelivery = valuesWriter(DELIVERY_COLUMNS)
 
 /** The stored conversion's id and its outbox rows; null when the messageId was already taken in its trust tier. */
 export interface InsertedConversion { conversionId: string, deliveries: { id: string, provider: string }[] }
 
-export async function insertConversion(
-  prepared: RunPrepared, conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[], inline: readonly boolean[],
-): Promise<InsertedConversion | null> {
-  const values = writeDelivery(delivery, writeConversion(conversion, []))
-  values.push(providers, inline)
-  const rows = await prepared<{ conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSION, values)
-  if (rows.length === 0) return null
-  const deliveries = rows[0]!.id === null ? [] : rows as { id: string, provider: string }[]
-  return { conversionId: rows[0]!.conversion_id, deliveries }
+/** A new conversion for `insertConversions`: its row, its outbox rows' shared columns, and one row per provider. */
+export interface NewConversion { conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[], inline: readonly boolean[] }
+
+/** Stores the conversions (distinct messageId and trust each) with their outbox rows; one result each, in order. */
+export async function insertConversions(prepared: RunPrepared, items: readonly NewConversion[]): Promise<(InsertedConversion | null)[]> {
+  const records = items.map((item, i) => ({ ...item.conversion, ...item.delivery, n: i + 1, providers: item.providers, inline: item.inline }))
+  const rows = await prepared<{ n: number, conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSIONS, [JSON.stringify(records)])
+  const results: (InsertedConversion | null)[] = items.map(() => null)
+  for (const row of rows) {
+    const result = results[row.n - 1] ??= { conversionId: row.conversion_id, deliveries: [] }
+    if (row.id !== null && row.provider !== null) result.deliveries.push({ id: row.id, provider: row.provider })
+  }
+  return results
+}
+
+/** One conversion's insert: stored, a duplicate (null), or refused by the database for its data (that request's error). */
+export type InsertResult = InsertedConversion | null | { refused: unknown }
+
+/**
+ * Stores conversions that arrived together in one statement. A messageId given twice in one trust tier among them
+ * is a duplicate of the first (which either stores it or finds it stored). Should the database refuse the statement
+ * for its data, each conversion is stored alone, so one it refuses fails only its own request.
+ */
+export async function insertTogether(prepared: RunPrepared, items: readonly NewConversion[]): Promise<InsertResult[]> {
+  const keys = items.map(({ conversion: c }) => `${c.site_id}\u0000${c.trust}\u0000${c.message_id}`)
+  const firsts = items.filter((_, i) => keys.indexOf(keys[i]!) === i)
+  let stored: InsertResult[]
+  try {
+    stored = await insertConversions(prepared, firsts)
+  }
+  catch (error) {
+    if (firsts.length === 1 || !dataErrorCode(error)) throw error
+    stored = await Promise.all(firsts.map((item) => insertConversions(prepared, [item]).then(([one]) => one!, (refused: unknown) => ({ refused }))))
+  }
+  return items.map((item, i) => (keys.indexOf(keys[i]!) === i ? stored[firsts.indexOf(item)]! : null))
 }
 
 /**

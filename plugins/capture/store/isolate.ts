@@ -1,3 +1,4 @@
+import { dataErrorCode } from '../../../core/db/data-error.ts'
 import type { RunPrepared } from '../../../core/db/prepared.ts'
 import { valuesOf } from './columns.ts'
 import { EVENT_COLUMNS, SESSION_COLUMNS, VISIT_COLUMNS } from './tables.ts'
@@ -5,21 +6,6 @@ import type { Rejected } from './dead-letter.ts'
 import { PendingRows } from './pending.ts'
 import type { CaptureBatch } from './rows.ts'
 import { writeBatch } from './write-batch.ts'
-
-/**
- * The SQLSTATEs that are about the rows themselves, so that writing them again can never succeed: class 21 (one
- * statement updating a row twice, as two copies of one hit would), 22 (data exception: a NUL or an unpaired
- * surrogate in JSON text, a value too long for its column, a number out of range), 23 (a constraint), and 54000 (a
- * value too large for an index). Anything else (a connection lost, a timeout, the server shutting down) is about
- * the database, and the flush is retried as it stands.
- */
-export function dataErrorCode(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && /^(?:2[123][0-9A-Z]{3}|54000)$/.test(code)) return code
-  }
-  return undefined
-}
 
 /**
  * Writes a flush; when the database refuses it for its data, splits it to find the rows it refuses, writes the
