@@ -18,6 +18,13 @@ export const CrmPollState = defineEntity({
     lastRunAt: p.datetime(6).nullable(),
     lastReleased: p.integer().default(0),
     lastError: p.text().nullable(),
+    /**
+     * The newest refresh token the CRM issued in place of the configured one (Salesforce's refresh-token rotation),
+     * in clear like the configured one, and the hash of the configured credentials it descends from: a changed
+     * configuration starts again from its own token.
+     */
+    issuedToken: p.text().nullable(),
+    issuedFor: p.string().length(64).nullable(),
   },
 })
 export type ICrmPollState = InferEntity<typeof CrmPollState>

@@ -4,7 +4,8 @@ import type { ActiveSite } from '../../core/sites/directory.ts'
 import { RedactedDatabaseError, toLoggable } from '../../core/db/loggable-error.ts'
 import type { ReleaseOptions } from './options.ts'
 import { releaseHeld } from './release-held.ts'
-import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn } from './queries/poll-state.ts'
+import type { CrmCredentialStore } from '../../adapters/crm/shared/credentials.ts'
+import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn, readIssuedToken, storeIssuedToken } from './queries/poll-state.ts'
 
 /** How long one instance holds a poller's turn; a crashed holder's turn is free after it. */
 const LEASE_SECONDS = 300
@@ -34,8 +35,14 @@ export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions):
     const claimed = await claimPollTurn(ctx.prepared, site.id, definition.name, LEASE_SECONDS)
     if (!claimed) return
     const signal = AbortSignal.any([closing, AbortSignal.timeout((LEASE_SECONDS - 30) * 1000)])
+    // A token the CRM issued in place of the configured one (rotation) lives in the poller's row: restarts and
+    // other instances read the newest one.
+    const credentials: CrmCredentialStore = {
+      get: (basis) => readIssuedToken(ctx.prepared, site.id, definition.name, basis),
+      set: (basis, value) => storeIssuedToken(ctx.prepared, site.id, definition.name, basis, value),
+    }
     try {
-      const result = await definition.poll(pollerOptions, claimed.cursor ?? undefined, { fetch, cache, signal, now: () => new Date() })
+      const result = await definition.poll(pollerOptions, claimed.cursor ?? undefined, { fetch, cache, signal, now: () => new Date(), credentials })
       let released = 0
       for (const lead of result.qualified) {
         released += (await releaseHeld(ctx, site, lead.eventName, lead.email, options.expireAfterDays)).released.length

@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import salesforce, { salesforceOptions, type SalesforceOptions } from '../../adapters/crm/salesforce/index.ts'
 import { SESSION_CACHE_SECONDS, sessionCacheKey } from '../../adapters/crm/salesforce/auth.ts'
 import { leadQuery, soqlDateTime, soqlString } from '../../adapters/crm/salesforce/map.ts'
+import type { CrmCredentialStore } from '../../adapters/crm/shared/credentials.ts'
 import { CrmAuthError, CrmPollError, CrmRateLimitError } from '../../adapters/crm/shared/errors.ts'
 import { CONTRACT_NOW, memoryCache, pollContext, testCrmPoller, type ContractCrm } from '../contract/crm-poller.ts'
 import { salesforceErrors, startFakeSalesforce, type FakeSalesforce } from '../fakes/salesforce.ts'
@@ -158,5 +159,84 @@ describe('salesforce poller', () => {
     expect(await ask('SELECT Id FROM Lead WHERE LastModifiedDate > \'2026-03-02T10:00:00Z\'')).toMatchObject([{ errorCode: 'INVALID_FIELD' }])
     expect(await ask('SELECT Id, Score__x FROM Lead')).toMatchObject([{ errorCode: 'INVALID_FIELD' }])
     expect(await ask('SELECT Id FROM Lead WHERE Status IN (Qualified)')).toMatchObject([{ errorCode: 'MALFORMED_QUERY' }])
+  })
+})
+
+/** The scheduler's store in memory: one value per basis, as the crm_poll_state row keeps it. */
+function memoryCredentials(): CrmCredentialStore & { stored: () => { basis: string, value: string } | undefined } {
+  let row: { basis: string, value: string } | undefined
+  return {
+    stored: () => row,
+    get: async (basis) => row?.basis === basis ? row.value : null,
+    set: async (basis, value) => void (row = { basis, value }),
+  }
+}
+
+describe('salesforce refresh-token rotation', () => {
+  let fake: FakeSalesforce
+  afterEach(async () => {
+    await fake?.close()
+  })
+  const at = (minutesAgo: number) => new Date(CONTRACT_NOW.getTime() - minutesAgo * 60_000)
+  const options = (overrides: Record<string, unknown> = {}) => v.parse(salesforceOptions, { ...configFor(fake.url, fake.loginUrl), ...overrides })
+
+  it('stores each rotated refresh token and sends it at the next refresh, so polling goes on after the session expires', async () => {
+    fake = await startFakeSalesforce({ clientSecret: CLIENT_SECRET, rotate: true })
+    fake.addLead({ email: 'ada@example.com', status: 'Qualified', at: at(30) })
+    const credentials = memoryCredentials()
+    const cache = memoryCache()
+    const first = await poller.poll(options(), undefined, pollContext({ cache, credentials }))
+    expect(first.qualified).toHaveLength(1)
+    const issued = fake.validRefreshTokens()[0]!
+    expect(issued).not.toBe(REFRESH_TOKEN)
+    expect(credentials.stored()?.value).toBe(issued)
+    for (const secret of [REFRESH_TOKEN, issued]) expect(credentials.stored()!.basis).not.toContain(secret)
+
+    for (let round = 0; round < 3; round++) {
+      fake.expireSessions()
+      const again = await poller.poll(options(), first.cursor, pollContext({ cache, credentials }))
+      expect(again.qualified).toEqual([{ email: 'ada@example.com', eventName: 'demo_booked' }])
+    }
+    expect(fake.tokenRequests.map((form) => form.refresh_token)).toEqual([REFRESH_TOKEN, issued, expect.any(String), expect.any(String)])
+    expect(new Set(fake.tokenRequests.map((form) => form.refresh_token)).size).toBe(4)
+    expect(credentials.stored()?.value).toBe(fake.validRefreshTokens()[0])
+  })
+
+  it('without a store the configured token is sent again, and Salesforce refuses it with invalid_grant (what happened before)', async () => {
+    fake = await startFakeSalesforce({ clientSecret: CLIENT_SECRET, rotate: true })
+    await poller.poll(options(), undefined, pollContext())
+    const error = await poller.poll(options(), undefined, pollContext()).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(CrmAuthError)
+    expect((error as Error).message).toMatch(/invalid_grant: expired access\/refresh token/)
+    // The reuse revoked the chain: not even the rotated token works any more.
+    expect(fake.validRefreshTokens()).toEqual([])
+  })
+
+  it('a newly configured refreshToken is used as given, not the token stored for the old one, and its rotations are stored', async () => {
+    fake = await startFakeSalesforce({ clientSecret: CLIENT_SECRET, rotate: true })
+    const credentials = memoryCredentials()
+    await poller.poll(options(), undefined, pollContext({ credentials }))
+    const pasted = fake.authorize()
+    await poller.poll(options({ refreshToken: pasted }), undefined, pollContext({ credentials }))
+    expect(fake.tokenRequests.at(-1)!.refresh_token).toBe(pasted)
+    expect(credentials.stored()?.value).not.toBe(pasted)
+    expect(fake.validRefreshTokens()).toContain(credentials.stored()!.value)
+    fake.expireSessions()
+    await poller.poll(options({ refreshToken: pasted }), undefined, pollContext({ credentials }))
+    expect(fake.tokenRequests.at(-1)!.refresh_token).not.toBe(pasted)
+  })
+
+  it('a stored token Salesforce refused says so and how to start again, quoting no token', async () => {
+    fake = await startFakeSalesforce({ clientSecret: CLIENT_SECRET, rotate: true })
+    const credentials = memoryCredentials()
+    await poller.poll(options(), undefined, pollContext({ credentials }))
+    const stored = credentials.stored()!.value
+    // Someone else used the stored token (a copy of the database): Salesforce rotated it away.
+    await fetch(`${fake.loginUrl}/services/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, refresh_token: stored }) })
+    const error = await poller.poll(options(), undefined, pollContext({ credentials })).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(CrmAuthError)
+    expect(error).toMatchObject({ retryable: false })
+    expect((error as Error).message).toMatch(/refused the rotated refresh token dcgate stored \(invalid_grant: expired access\/refresh token\).*set the new refreshToken/)
+    for (const secret of [stored, REFRESH_TOKEN, CLIENT_SECRET]) expect((error as Error).message).not.toContain(secret)
   })
 })

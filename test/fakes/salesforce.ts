@@ -11,6 +11,10 @@
  *   for an unknown column or a quoted datetime, INVALID_TYPE for another object;
  * - paging: `Sforce-Query-Options: batchSize=N` (200–2,000, default 2,000), `{ totalSize, done, nextRecordsUrl,
  *   records }` with `attributes` on every record and dates as `2026-03-02T10:45:00.000+0000`;
+ * - refresh-token rotation (`rotate: true`, the app's "Enable Refresh Token Rotation"): each refresh answers a new
+ *   `refresh_token` and invalidates the one sent; a rotated-out token is refused with invalid_grant "expired
+ *   access/refresh token", and its reuse revokes the chain's current token and sessions (Salesforce Help, "OAuth 2.0
+ *   Refresh Token Flow for Renewed Sessions", and knowledge article 005316711);
  * - limits: every answer carries `Sforce-Limit-Info: api-usage=n/15000`; over the allocation → 403
  *   `[{ message: "TotalRequests Limit exceeded.", errorCode: "REQUEST_LIMIT_EXCEEDED" }]` (restforce#567, OrgCheck#181).
  */
@@ -26,6 +30,8 @@ export interface FakeSalesforceInit {
   refreshToken?: string
   /** A path the login host is served under, to tell login and instance requests apart (real hosts differ). */
   loginPath?: string
+  /** Refresh-token rotation: every refresh answers a new refresh token and retires the one sent. */
+  rotate?: boolean
 }
 
 export interface LeadInit {
@@ -48,6 +54,10 @@ export interface FakeSalesforce extends FakeServer {
   updateLead: (id: string, changes: { status?: string }, at: Date) => void
   /** Every access token stops working, as a session timeout would. */
   expireSessions: () => void
+  /** A user authorizes the app again (web-server flow): a new refresh token, starting a chain of its own. */
+  authorize: () => string
+  /** The refresh tokens that work now (one per chain). */
+  validRefreshTokens: () => string[]
   throttleNext: () => void
   delay: (ms: number) => void
 }
@@ -72,6 +82,10 @@ export async function startFakeSalesforce(init: FakeSalesforceInit = {}): Promis
   const credentials = { clientId: init.clientId ?? '3MVG9fakeConsumerKey.fake', clientSecret: init.clientSecret, refreshToken: init.refreshToken ?? '5Aep861fakeRefreshToken' }
   const loginPath = init.loginPath ?? ''
   const sessions = new Set<string>()
+  /** Each chain's current refresh token, and every token ever issued → its chain. */
+  const current = new Map<number, string>([[0, credentials.refreshToken]])
+  const chainOf = new Map<string, number>([[credentials.refreshToken, 0]])
+  const sessionChain = new Map<string, number>()
   const leads = new Map<string, Record<string, any>>()
   const locators = new Map<string, { records: Record<string, any>[], batch: number }>()
   const tokenRequests: Record<string, string>[] = []
@@ -90,13 +104,34 @@ export async function startFakeSalesforce(init: FakeSalesforceInit = {}): Promis
     if (form.grant_type !== 'refresh_token') return reply(400, { error: 'unsupported_grant_type', error_description: 'grant type not supported' })
     if (form.client_id !== credentials.clientId) return reply(400, { error: 'invalid_client_id', error_description: 'client identifier invalid' })
     if (credentials.clientSecret && form.client_secret !== credentials.clientSecret) return reply(400, { error: 'invalid_client', error_description: 'invalid client credentials' })
-    if (form.refresh_token !== credentials.refreshToken) return reply(400, { error: 'invalid_grant', error_description: 'expired access/refresh token' })
+    const chain = chainOf.get(form.refresh_token ?? '')
+    if (chain === undefined || current.get(chain) !== form.refresh_token) {
+      // A rotated-out token used again: Salesforce revokes the chain's current token and its sessions.
+      if (chain !== undefined) revoke(chain)
+      return reply(400, { error: 'invalid_grant', error_description: 'expired access/refresh token' })
+    }
     const accessToken = `00D5g000004FAKE!AQ0A${randomBytes(24).toString('base64url')}`
     sessions.add(accessToken)
+    sessionChain.set(accessToken, chain)
+    const rotated = init.rotate ? issue(chain) : undefined
     return reply(200, {
-      access_token: accessToken, signature: randomBytes(32).toString('base64'), scope: 'refresh_token api', instance_url: url,
+      access_token: accessToken, ...(rotated ? { refresh_token: rotated } : {}), signature: randomBytes(32).toString('base64'), scope: 'refresh_token api', instance_url: url,
       id: 'https://login.salesforce.com/id/00D5g000004FAKEEA2/0055g00000FAKEAAA', token_type: 'Bearer', issued_at: String(Date.now()),
     })
+  }
+
+  function issue(chain: number): string {
+    const token = `5Aep861${randomBytes(32).toString('base64url')}`
+    current.set(chain, token)
+    chainOf.set(token, chain)
+    return token
+  }
+
+  function revoke(chain: number): void {
+    current.delete(chain)
+    for (const [session, owner] of sessionChain) {
+      if (owner === chain) sessions.delete(session)
+    }
   }
 
   async function data(request: RecordedRequest, path: string): Promise<FakeReply> {
@@ -162,6 +197,8 @@ export async function startFakeSalesforce(init: FakeSalesforceInit = {}): Promis
       lead.SystemModstamp = sfDate(at)
     },
     expireSessions: () => sessions.clear(),
+    authorize: () => issue(Math.max(...chainOf.values()) + 1),
+    validRefreshTokens: () => [...current.values()],
     throttleNext: () => void throttled++,
     delay: (ms) => void (delayMs = ms),
   }

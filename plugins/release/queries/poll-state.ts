@@ -44,3 +44,17 @@ const FREE_TURN = oneOff(`update crm_poll_state set locked_until = null where si
 export async function freePollTurn(prepared: RunPrepared, siteId: string, poller: string): Promise<void> {
   await prepared(FREE_TURN, [siteId, poller])
 }
+
+/** $1 site, $2 poller, $3 basis. The refresh token the CRM last issued for these configured credentials. */
+const READ_ISSUED = oneOff(`select issued_token from crm_poll_state where site_id = $1 and poller = $2 and issued_for = $3`)
+
+export async function readIssuedToken(prepared: RunPrepared, siteId: string, poller: string, basis: string): Promise<string | null> {
+  return (await prepared<{ issued_token: string | null }>(READ_ISSUED, [siteId, poller, basis]))[0]?.issued_token ?? null
+}
+
+/** $1 site, $2 poller, $3 basis, $4 token. Replaces the stored token (the row exists: the turn created it). */
+const STORE_ISSUED = oneOff(`update crm_poll_state set issued_token = $4, issued_for = $3 where site_id = $1 and poller = $2`)
+
+export async function storeIssuedToken(prepared: RunPrepared, siteId: string, poller: string, basis: string, token: string): Promise<void> {
+  await prepared(STORE_ISSUED, [siteId, poller, basis, token])
+}
