@@ -6,6 +6,7 @@ import type { EmailInfo } from './result.ts'
 import { scoreEmail, type EmailSignals } from './score.ts'
 import { loadDomainLists } from './signals/lists.ts'
 import { readLocalPart } from './signals/local-part.ts'
+import { isReservedDomain } from './signals/reserved.ts'
 import { createMxLookup, type MailServer } from './signals/mx.ts'
 import { createRdapLookup, type DomainAge } from './signals/rdap.ts'
 import { createShapeCounter } from './signals/shapes.ts'
@@ -39,13 +40,16 @@ export function createEmailAssessor(storage: Storage, options: EmailRiskOptions)
   /** The signals that need no network; `known` says whether the domain's age and mail server are known already. */
   const offlineSignals = (email: string) => {
     const { local, domain } = splitEmail(email)
-    const disposable = lists.isDisposable(domain)
-    const suggestedDomain = lists.suggestDomain(domain)
+    // example.com, shop.test…: no real mailbox; not a provider (email-providers lists example.com), not a typo
+    // (shop.test is not shop.de), and nothing to look up.
+    const reserved = isReservedDomain(domain)
+    const disposable = !reserved && lists.isDisposable(domain)
+    const suggestedDomain = reserved ? undefined : lists.suggestDomain(domain)
     // A typo domain listed as a provider (gmial.com is) is not the provider the person meant: it is looked up.
-    const freeProvider = lists.isFreeProvider(domain) && !suggestedDomain
+    const freeProvider = !reserved && lists.isFreeProvider(domain) && !suggestedDomain
     const shape = readLocalPart(local, domain)
     const signals: EmailSignals = {
-      email, local, domain, disposable, freeProvider, suggestedDomain,
+      email, local, domain, reserved, disposable, freeProvider, suggestedDomain,
       gibberish: shape.gibberish,
       bulk: shape.bulkShape,
       plusAddressing: shape.plusAddressing,
@@ -54,7 +58,7 @@ export function createEmailAssessor(storage: Storage, options: EmailRiskOptions)
       registeredAt: freeProvider ? 'known-old' : null,
       lookups: 'done',
     }
-    return { signals, known: disposable || freeProvider }
+    return { signals, known: reserved || disposable || freeProvider }
   }
 
   /** The domain's age and mail server: cached answers first; a lookup only when `network` allows and the site's limit lasts. */

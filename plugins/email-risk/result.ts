@@ -26,6 +26,8 @@ export const EmailInfoSchema = v.object({
   suggestion: v.nullable(v.string()),
   fraud_signals: v.object({
     disposable_domain: v.boolean(),
+    /** example.com, example.net, example.org and the .test, .example, .invalid, .localhost names (RFC 2606). */
+    reserved_domain: v.boolean(),
     identity_flags: v.object({ gibberish_username: v.boolean(), bulk_pattern: v.boolean(), plus_addressing: v.boolean(), free_provider: v.boolean() }),
     /** null: not known (RDAP unreachable or no date published; a well-known provider is not looked up). */
     domain_maturity: v.object({ age_days: v.nullable(v.number()), registered_at: NullableIso, young_domain: v.nullable(v.boolean()) }),

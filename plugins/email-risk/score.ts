@@ -10,6 +10,8 @@ export interface EmailSignals {
   email: string
   local: string
   domain: string
+  /** A domain reserved for examples and tests (RFC 2606): example.com, *.test… No real person's address. */
+  reserved: boolean
   disposable: boolean
   freeProvider: boolean
   /** The corrected domain of a likely typo. */
@@ -48,6 +50,7 @@ interface Rule {
 const mailWorks = (s: EmailSignals) => s.mailServer === 'mx' || s.mailServer === 'implicit'
 
 export const RULES: readonly Rule[] = [
+  { code: 'reserved_domain', points: 100, fires: (s) => s.reserved, reason: (s) => `${s.domain} is reserved for examples and testing (RFC 2606); no real person's address uses it` },
   { code: 'disposable_domain', points: 100, fires: (s) => s.disposable, reason: (s) => `${s.domain} is a disposable (throwaway) email service` },
   { code: 'no_mail_server', points: 90, fires: (s) => s.mailServer === 'none', reason: (s) => `${s.domain} cannot receive email (no MX record, no address, or the domain does not exist)` },
   {
@@ -62,8 +65,8 @@ export const RULES: readonly Rule[] = [
   },
   { code: 'plus_addressing', points: 10, fires: (s) => s.plusAddressing, reason: () => 'The address uses a +tag (one mailbox, many addresses)' },
   { code: 'free_provider', points: 0, fires: (s) => s.freeProvider, reason: (s) => `${s.domain} is a free email provider` },
-  { code: 'domain_age_unknown', points: 0, fires: (s) => s.registeredAt === null && !s.disposable && s.lookups === 'done', reason: () => 'The domain\'s age is not known (RDAP gave no registration date, or did not answer)' },
-  { code: 'mail_server_unknown', points: 0, fires: (s) => s.mailServer === 'unknown' && !s.disposable && s.lookups === 'done', reason: () => 'The mail server could not be checked (DNS did not answer)' },
+  { code: 'domain_age_unknown', points: 0, fires: (s) => s.registeredAt === null && !s.disposable && !s.reserved && s.lookups === 'done', reason: () => 'The domain\'s age is not known (RDAP gave no registration date, or did not answer)' },
+  { code: 'mail_server_unknown', points: 0, fires: (s) => s.mailServer === 'unknown' && !s.disposable && !s.reserved && s.lookups === 'done', reason: () => 'The mail server could not be checked (DNS did not answer)' },
   {
     code: 'scored_offline', points: 0, fires: (s) => s.lookups === 'offline',
     reason: (s) => `Scored offline at identification: ${s.domain}'s age and mail server were not looked up (a private email check looks them up)`,
@@ -82,11 +85,11 @@ export function toRiskLabel(score: number): RiskLabel {
 }
 
 /**
- * BLOCK a disposable domain; CHALLENGE a likely typo (ask the person to correct it, even when the mistyped domain
+ * BLOCK a reserved or disposable domain; CHALLENGE a likely typo (ask the person to correct it, even when the mistyped domain
  * gets no mail); BLOCK a domain that cannot receive mail; then by score: 85+ BLOCK, 30+ CHALLENGE, else ALLOW.
  */
 export function toAction(score: number, s: EmailSignals): Action {
-  if (s.disposable) return 'BLOCK'
+  if (s.reserved || s.disposable) return 'BLOCK'
   if (s.suggestedDomain) return 'CHALLENGE'
   if (s.mailServer === 'none' || score >= 85) return 'BLOCK'
   return score >= 30 ? 'CHALLENGE' : 'ALLOW'
@@ -112,12 +115,13 @@ export function scoreEmail(s: EmailSignals, now: Date, answeredFrom: EmailInfo['
     suggestion: s.suggestedDomain ? `${s.local}@${s.suggestedDomain}` : null,
     fraud_signals: {
       disposable_domain: s.disposable,
+      reserved_domain: s.reserved,
       identity_flags: { gibberish_username: s.gibberish, bulk_pattern: s.bulk, plus_addressing: s.plusAddressing, free_provider: s.freeProvider },
       domain_maturity: { age_days: ageDays, registered_at: s.registeredAt === 'known-old' ? null : s.registeredAt, young_domain: youngDomain },
       mail_server: s.mailServer,
     },
     digital_footprint: {
-      likely_real_person: !s.disposable && !s.gibberish && !s.bulk && s.mailServer !== 'none' && score < 60,
+      likely_real_person: !s.reserved && !s.disposable && !s.gibberish && !s.bulk && s.mailServer !== 'none' && score < 60,
     },
     checked_at: now.toISOString(),
     answered_from: answeredFrom,

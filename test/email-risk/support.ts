@@ -42,7 +42,8 @@ export const MAIL_DOMAINS: Record<string, DnsEntry> = {
   'brand-new-shop.io': { A: ['198.51.100.11'] },
   'fresh-startup.dev': { A: ['198.51.100.12'] },
   'acme-corp.com': { A: ['198.51.100.13'] },
-  'servfail.example.net': { rcode: 'SERVFAIL' },
+  // Not example.net: that one is reserved (RFC 2606), assessed without any lookup.
+  'servfail.dns-trouble.net': { rcode: 'SERVFAIL' },
 }
 
 export const RDAP_DOMAINS: Record<string, string | 'slow' | 'no-date'> = {

@@ -55,7 +55,16 @@ const TABLE: Record<string, Verdict> = {
   'signup.bonus@mailinator.com': ['BLOCK', 'critical', 100, ['disposable_domain']],
   'kevin@guerrillamail.com': ['BLOCK', 'critical', 100, ['disposable_domain']],
   'shop.news@mx1.33mail.com': ['BLOCK', 'critical', 100, ['disposable_domain']],
-  'sales@servfail.example.net': ['ALLOW', 'low', 0, ['domain_age_unknown', 'mail_server_unknown']],
+  'sales@servfail.dns-trouble.net': ['ALLOW', 'low', 0, ['domain_age_unknown', 'mail_server_unknown']],
+  // Reserved for examples and tests (RFC 2606): no one's address, whatever a list of providers says of example.com.
+  'john.doe@example.com': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'jane@example.net': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'info@shop.example.org': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'qa.user@shop.test': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'ann@acme.example': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'nobody@mail.invalid': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'root@localhost': ['BLOCK', 'critical', 100, ['reserved_domain']],
+  'dev@app.localhost': ['BLOCK', 'critical', 100, ['reserved_domain']],
 }
 
 describe('verdicts for realistic emails', () => {
@@ -79,6 +88,23 @@ describe('verdicts for realistic emails', () => {
     expect(gmail.digital_footprint.likely_real_person).toBe(true)
     const gone = await assessor.live('site-gone', 'orders@no-such-shop-domain.com')
     expect(gone.digital_footprint.likely_real_person).toBe(false)
+  })
+
+  it('answers a reserved domain as reserved: not a free provider, not a typo, and without asking RDAP or DNS', async () => {
+    const [rdapBefore, dnsBefore] = [rdap.requests.length, dns.queries.length]
+    const example = await assessor.live('site-reserved', 'john.doe@example.com')
+    expect(example.reasons).toEqual(['example.com is reserved for examples and testing (RFC 2606); no real person\'s address uses it'])
+    expect(example.fraud_signals).toMatchObject({ reserved_domain: true, disposable_domain: false, identity_flags: { free_provider: false } })
+    expect(example.digital_footprint.likely_real_person).toBe(false)
+    // shop.test is not a typo of shop.de.
+    const test = await assessor.live('site-reserved', 'qa.user@shop.test')
+    expect({ suggestion: test.suggestion, reserved: test.fraud_signals.reserved_domain }).toEqual({ suggestion: null, reserved: true })
+    expect([rdap.requests.length, dns.queries.length]).toEqual([rdapBefore, dnsBefore])
+    // Look-alikes are ordinary domains.
+    for (const email of ['a@example.co', 'a@myexample.com', 'a@example.com.au', 'a@testing.io', 'a@gmail.com']) {
+      expect((await assessor.offline('site-lookalike', email)).fraud_signals.reserved_domain, email).toBe(false)
+    }
+    expect((await assessor.live('site-gmail-flag', 'john.doe@gmail.com')).fraud_signals.reserved_domain).toBe(false)
   })
 
   it('flags minted aliases of one mailbox and numbered series on one site, not the first few', async () => {
