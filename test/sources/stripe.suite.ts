@@ -10,6 +10,8 @@ const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, impor
 const SESSION = fixture('stripe-checkout-session-completed.json')
 const INTENT = fixture('stripe-payment-intent-succeeded.json')
 const SUBSCRIPTION = fixture('stripe-checkout-session-subscription.json')
+/** invoice.paid for the second month of SUBSCRIPTION's subscription (API version 2025-09-30.clover: parent.subscription_details). */
+const RENEWAL = fixture('stripe-invoice-paid-renewal.json')
 const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }
 /** A few seconds after the fixtures' events were created, as a delivery arrives. */
 const NOW = new Date('2026-11-21T07:30:09Z')
@@ -41,6 +43,8 @@ testIntakeSource({
   invalidOptions: [
     { signingSecret: 'sk_live_51H…' }, { signingSecret: 'whsec_' }, { signingSecret: SECRET, toleranceSeconds: 0 },
     { signingSecret: SECRET, toleranceSeconds: 2.5 }, { signingSecret: SECRET, toleranceSeconds: '300' }, { secret: SECRET },
+    { signingSecret: SECRET, renewals: {} }, { signingSecret: SECRET, renewals: { event: ' ' } }, { signingSecret: SECRET, renewals: 'Renewal' },
+    { signingSecret: SECRET, renewals: { event: 'Renewal', sendsAs: 'Purchase' } },
   ],
   sign,
   signatureHeader: 'Stripe-Signature',
@@ -73,6 +77,8 @@ testIntakeSource({
     { name: 'a session still unpaid (delayed payment method)', body: withObject(SESSION, { payment_status: 'unpaid' }), headers: HEADERS, reason: /is not paid yet; checkout\.session\.async_payment_succeeded follows/ },
     { name: 'a session with nothing to pay', body: withObject(SUBSCRIPTION, { payment_status: 'no_payment_required', amount_total: 0 }), headers: HEADERS, reason: /has payment_status no_payment_required: nothing was paid/ },
     { name: 'another event type', body: withType(INTENT, 'payment_intent.created'), headers: HEADERS, reason: /event type payment_intent\.created is not a payment/ },
+    { name: 'a subscription renewal (invoice.paid, subscription_cycle), renewals not configured', body: RENEWAL, headers: HEADERS, reason: /^invoice in_1SbR4vLkdIwHu7ixT6nB3qLd renews subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk: renewals are not recorded/ },
+    { name: 'the first invoice of a subscription (its Checkout Session is the conversion)', body: withObject(RENEWAL, { billing_reason: 'subscription_create' }), headers: HEADERS, reason: /has billing_reason subscription_create: only renewals \(subscription_cycle\) are read from invoices/ },
     { name: 'the PaymentIntent of a subscription invoice', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb \(a subscription\)/ },
   ],
   additionalTests: () => {
@@ -154,6 +160,57 @@ testIntakeSource({
         expect(() => parse(withObject(SESSION, { amount_total: -5 }))).toThrow('data.object.amount_total')
         expect(() => parse(withObject(INTENT, { amount_received: '700' }))).toThrow('data.object.amount_received')
         expect(() => parse(withObject(SESSION, { currency: null }))).toThrow('data.object.currency: is required with an amount')
+      })
+    })
+
+    describe('stripe: subscription renewals', () => {
+      const withRenewals = v.parse(stripe.options, { signingSecret: SECRET, renewals: { event: 'Renewal' } })
+      const parseWith = (body: string, using = withRenewals) => stripe.parse(encode(body), sign(encode(body), using, NOW), using)
+      const purchases = (body: string, using = options) => conversionsOf(parseWith(body, using)).filter((c) => c.event === 'Purchase')
+
+      it('a renewal invoice creates no Purchase; the first payment does', () => {
+        expect(stripe.verify(encode(RENEWAL), sign(encode(RENEWAL), options, NOW), options, NOW)).toBe(true)
+        for (const type of ['invoice.paid', 'invoice.payment_succeeded']) expect(purchases(withType(RENEWAL, type)), type).toEqual([])
+        expect(purchases(SUBSCRIPTION)).toHaveLength(1)
+        // Configured to record renewals, they are their own event, never a Purchase; the first payment stays one.
+        expect(purchases(RENEWAL, withRenewals)).toEqual([])
+        expect(purchases(SUBSCRIPTION, withRenewals)).toHaveLength(1)
+        expect(parseWith(withObject(RENEWAL, { billing_reason: 'subscription_create' }))).toMatchObject({ kind: 'ignored' })
+      })
+
+      it('records a renewal as the configured event, keyed by the invoice, with the renewal\'s own order id', () => {
+        expect(parseWith(RENEWAL)).toEqual({
+          kind: 'conversions',
+          sourceEventType: 'invoice.paid',
+          conversions: [{
+            messageId: 'stripe-in-in_1SbR4vLkdIwHu7ixT6nB3qLd',
+            event: 'Renewal',
+            occurredAt: new Date('2026-11-21T07:30:06Z'),
+            value: 29,
+            currency: 'USD',
+            // Not the subscription's order_id (A-2044, the first purchase): Google Ads would drop it as a duplicate.
+            orderId: 'in_1SbR4vLkdIwHu7ixT6nB3qLd',
+            channel: 'online',
+            traits: { email: 'pat.builder@example.com', first_name: 'Pat', last_name: 'Builder', street: '500 Congress Ave', city: 'Austin', state: 'TX', postal_code: '78701', country: 'US' },
+            identifiers: { gclid: 'Cj0KCQiA7rTrBhD3ARIsAJ8eQ1', customer_id: 'CRM-User-9120' },
+          }],
+        })
+        // invoice.payment_succeeded about the same invoice is the same renewal.
+        expect(conversionsOf(parseWith(withType(RENEWAL, 'invoice.payment_succeeded')))[0]!.messageId).toBe('stripe-in-in_1SbR4vLkdIwHu7ixT6nB3qLd')
+      })
+
+      it('reads endpoints on API versions before 2025-03-31.basil (subscription and subscription_details on the invoice)', () => {
+        const parsed = JSON.parse(RENEWAL) as { api_version: string, data: { object: Json & { parent: { subscription_details: Json } } } }
+        const { parent, ...rest } = parsed.data.object
+        const legacy = JSON.stringify({ ...parsed, api_version: '2024-06-20', data: { object: { ...rest, subscription: parent.subscription_details.subscription, subscription_details: { metadata: parent.subscription_details.metadata }, paid: true, payment_intent: 'pi_3SbR4wLkdIwHu7ix1cR9vX2a' } } })
+        expect(parseWith(legacy, options)).toEqual({ kind: 'ignored', reason: expect.stringMatching(/renews subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk: renewals are not recorded/) })
+        expect(conversionsOf(parseWith(legacy))[0]).toMatchObject({ messageId: 'stripe-in-in_1SbR4vLkdIwHu7ixT6nB3qLd', event: 'Renewal', identifiers: { customer_id: 'CRM-User-9120' } })
+      })
+
+      it('ignores a renewal that paid nothing, and refuses one it cannot read', () => {
+        expect(parseWith(withObject(RENEWAL, { amount_paid: 0 }))).toEqual({ kind: 'ignored', reason: expect.stringMatching(/but nothing was paid \(amount_paid 0\)/) })
+        expect(() => parseWith(withObject(RENEWAL, { amount_paid: 29.0001 }))).toThrow('data.object.amount_paid: must be a whole number of minor units')
+        expect(() => parseWith(withObject(RENEWAL, { id: null }))).toThrow('data.object.id: is required')
       })
     })
 

@@ -18,10 +18,14 @@ const options = strictOptions({
   ),
   toleranceSeconds: v.optional(v.pipe(v.number('must be a number of seconds'), v.integer('must be a whole number of seconds'), v.minValue(1, 'must be at least 1'), v.maxValue(86_400, 'must be at most 86400 (one day)')), 300),
   event: eventSchema,
+  /** Absent: a subscription renewal is answered 200 and stored nowhere. Set: it is recorded as `event`. */
+  renewals: v.optional(strictOptions({
+    event: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
+  }, 'event, the site\'s event key or standard event renewals are recorded as')),
 }, 'signingSecret')
 export type StripeOptions = v.InferOutput<typeof options>
 
-/** Stripe payment webhooks (Checkout and PaymentIntents): one payment-confirmed conversion per payment. README.md. */
+/** Stripe payment webhooks (Checkout, PaymentIntents, renewal invoices): one payment-confirmed conversion per payment. README.md. */
 export default defineIntakeSource<StripeOptions>({
   name: 'stripe',
   options,
@@ -30,5 +34,5 @@ export default defineIntakeSource<StripeOptions>({
   isSigned: (headers) => headerValue(headers, SIGNATURE_HEADER) !== undefined,
   verify: (raw, headers, { signingSecret, toleranceSeconds }, now) => verifyStripeSignature(raw, headerValue(headers, SIGNATURE_HEADER), signingSecret, toleranceSeconds, now),
   // Stripe's ids and amounts fit in a double; plain JSON reading is enough.
-  parse: (raw, _headers, { event }) => toStripeResult(readJsonObject(raw), event),
+  parse: (raw, _headers, { event, renewals }) => toStripeResult(readJsonObject(raw), event, renewals?.event),
 })

@@ -9,15 +9,19 @@ import { fromMinorUnits } from './currency.ts'
 
 export const SESSION_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded'] as const
 export const INTENT_EVENT = 'payment_intent.succeeded'
+/** Read for subscription renewals only (billing_reason subscription_cycle); both name the same paid invoice. */
+export const INVOICE_EVENTS = ['invoice.paid', 'invoice.payment_succeeded'] as const
 
-export function toStripeResult(event: JsonObject, eventName: string): SourceParseResult {
+/** `renewalEvent`: the event renewals are recorded as (`renewals.event`); undefined ignores them. */
+export function toStripeResult(event: JsonObject, eventName: string, renewalEvent?: string): SourceParseResult {
   const type = textAt(event.type, 'type', 255) ?? fail('type', 'is required')
   const object = objectAt(objectAt(event.data, 'data')?.object, 'data.object') ?? fail('data.object', 'is required')
   const occurredAt = unixSecondsAt(event.created, 'created')
   let result: SourceConversion | string
   if ((SESSION_EVENTS as readonly string[]).includes(type)) result = fromSession(object, eventName)
   else if (type === INTENT_EVENT) result = fromPaymentIntent(object, eventName)
-  else return { kind: 'ignored', reason: `event type ${type} is not a payment; subscribe to ${[...SESSION_EVENTS, INTENT_EVENT].join(', ')}` }
+  else if ((INVOICE_EVENTS as readonly string[]).includes(type)) result = fromRenewalInvoice(object, renewalEvent)
+  else return { kind: 'ignored', reason: `event type ${type} is not a payment; subscribe to ${[...SESSION_EVENTS, INTENT_EVENT, ...INVOICE_EVENTS].join(', ')}` }
   if (typeof result === 'string') return { kind: 'ignored', reason: result }
   return { kind: 'conversions', conversions: [compact({ ...result, occurredAt })], sourceEventType: type }
 }
@@ -72,6 +76,50 @@ function fromPaymentIntent(intent: JsonObject, eventName: string): SourceConvers
     },
     path: 'data.object',
   }, eventName)
+}
+
+/**
+ * A paid invoice, recorded only when it renews a subscription and the site asked for renewals. A first invoice
+ * (subscription_create) and every other kind are ignored here: the first payment is the Checkout Session's (or its
+ * PaymentIntent's) conversion, so reading it from the invoice too would count it twice.
+ */
+function fromRenewalInvoice(invoice: JsonObject, renewalEvent: string | undefined): SourceConversion | string {
+  const id = requiredIdAt(invoice.id, 'data.object.id')
+  const reason = textAt(invoice.billing_reason, 'data.object.billing_reason', 255)
+  if (reason !== 'subscription_cycle') {
+    return `invoice ${id} has billing_reason ${reason ?? '(none)'}: only renewals (subscription_cycle) are read from invoices; a first payment is recorded from its checkout.session or payment_intent event`
+  }
+  const { subscription, metadata: subscriptionMetadata } = subscriptionOf(invoice)
+  const renews = `invoice ${id} renews subscription ${subscription ?? '(unknown)'}`
+  if (!renewalEvent) return `${renews}: renewals are not recorded (set sources.stripe.renewals.event to record them as their own event)`
+  if (invoice.amount_paid === 0) return `${renews} but nothing was paid (amount_paid 0)`
+  // The renewal's own order id: the subscription's order_id names the first purchase, and a platform that dedupes
+  // by order id (Google Ads) would drop the renewal as its duplicate.
+  const { order_id: _firstOrder, ...metadata } = { ...subscriptionMetadata, ...objectAt(invoice.metadata, 'data.object.metadata') }
+  return toConversion({
+    messageId: `stripe-in-${id}`,
+    fallbackOrderId: id,
+    amount: invoice.amount_paid,
+    amountPath: 'data.object.amount_paid',
+    currency: currencyAt(invoice.currency, 'data.object.currency'),
+    metadata,
+    customerId: undefined,
+    person: { email: invoice.customer_email, phone: invoice.customer_phone, name: invoice.customer_name, address: invoice.customer_address },
+    path: 'data.object.customer',
+  }, renewalEvent)
+}
+
+/**
+ * The invoice's subscription and its metadata snapshot: `parent.subscription_details` since API version
+ * 2025-03-31.basil, `subscription` and `subscription_details` before. The subscription is an id, or an object when expanded.
+ */
+function subscriptionOf(invoice: JsonObject): { subscription: string | undefined, metadata: JsonObject } {
+  const details = objectAt(objectAt(invoice.parent, 'data.object.parent')?.subscription_details, 'data.object.parent.subscription_details')
+  const legacy = objectAt(invoice.subscription_details, 'data.object.subscription_details')
+  const value = details ? details.subscription : invoice.subscription
+  const path = details ? 'data.object.parent.subscription_details.subscription' : 'data.object.subscription'
+  const subscription = typeof value === 'object' && value !== null ? idAt((value as JsonObject).id, `${path}.id`) : idAt(value, path)
+  return { subscription, metadata: objectAt((details ?? legacy)?.metadata, 'data.object.parent.subscription_details.metadata') ?? {} }
 }
 
 interface Payment {
