@@ -148,6 +148,23 @@ describe('hubspot poller', () => {
     expect((error as Error).message).toMatch(/MISSING_SCOPES.*crm\.objects\.contacts\.read/)
   })
 
+  it('a service key is sent as the Bearer token, as a private app token is', async () => {
+    const serviceKey = 'fake-service-key-0a1b2c3d4e5f60718293a4b5c6d7e8f9' // HubSpot documents no format for service keys
+    fake = await startFakeHubspot({ accessToken: serviceKey })
+    fake.addContact({ email: 'ada@example.com', lifecyclestage: 'salesqualifiedlead', at: at(30) })
+    const result = await poller.poll(options({ accessToken: serviceKey }), undefined, pollContext())
+    expect(result.qualified).toEqual([{ email: 'ada@example.com', eventName: 'demo_booked' }])
+    expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${serviceKey}`)
+  })
+
+  it('a refused token says where to get one today: a service key, since private apps can no longer be created', async () => {
+    fake = await startFakeHubspot()
+    const error = await poller.poll(options({ accessToken: BAD_TOKEN }), undefined, pollContext()).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(CrmAuthError)
+    expect((error as Error).message).toMatch(/INVALID_AUTHENTICATION.*service key \(Development → Keys → Service keys\) with the crm\.objects\.contacts\.read scope/)
+    expect((error as Error).message).not.toContain(BAD_TOKEN)
+  })
+
   it('a property HubSpot does not know → a permanent CrmPollError quoting VALIDATION_ERROR and naming the options to check', async () => {
     fake = await startFakeHubspot()
     const error = await poller.poll(options({ property: 'qualification_stage' }), undefined, pollContext()).catch((caught: unknown) => caught)

@@ -1,7 +1,7 @@
 /**
  * A fake HubSpot serving CRM v3 contacts search, `POST /crm/v3/objects/contacts/search`, over a small table of
  * contacts the tests change. It checks what HubSpot checks and answers with HubSpot's bodies:
- * - auth: a private-app Bearer token; none or a wrong one → 401 INVALID_AUTHENTICATION ("Authentication credentials
+ * - auth: a Bearer token (a service key or a legacy private app token); none or a wrong one → 401 INVALID_AUTHENTICATION ("Authentication credentials
  *   not found…", as reported in HubSpot/hubspot-api-nodejs#148, #432); a token without crm.objects.contacts.read →
  *   403 MISSING_SCOPES;
  * - the request: at most 5 filter groups, 10 filters a group, 25 in all (changelog 2024-08-26); one sort; limit ≤ 200;

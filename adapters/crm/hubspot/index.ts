@@ -6,6 +6,7 @@ import { pollHubspot } from './poll.ts'
 import { HUBSPOT_API_VERSION } from './version.ts'
 
 export interface HubspotOptions {
+  /** A service key, or a legacy private app's access token (pat-…): both are sent as a Bearer token. */
   accessToken: string
   eventName: string
   property: string

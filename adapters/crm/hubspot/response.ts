@@ -10,7 +10,7 @@ import { unexpectedAnswer, waitFrom, type CrmAnswer } from '../shared/http.ts'
 const POLICY_WAIT_MS: Record<string, number> = { SECONDLY: 1_000, TEN_SECONDLY_ROLLING: 10_000, DAILY: 3_600_000 }
 const DEFAULT_WAIT_MS = 10_000
 
-const TOKEN_HINT = 'create a private app (Settings → Integrations → Private apps) with the crm.objects.contacts.read scope and set its access token as accessToken'
+const TOKEN_HINT = 'create a service key (Development → Keys → Service keys) with the crm.objects.contacts.read scope and set it as accessToken (a legacy private app\'s token works too, but new private apps can no longer be created)'
 
 export function toHubspotError(answer: CrmAnswer): CrmPollError {
   const body = isObject(answer.json) ? answer.json : {}
@@ -22,7 +22,7 @@ export function toHubspotError(answer: CrmAnswer): CrmPollError {
     return new CrmAuthError('hubspot', `HubSpot refused the access token${quote}: it is wrong, revoked or rotated; ${TOKEN_HINT}`, { status: 401 })
   }
   if (answer.status === 403) {
-    return new CrmAuthError('hubspot', `HubSpot refused the search${quote}: the private app lacks a scope; give it crm.objects.contacts.read (a new token is issued) or ${TOKEN_HINT}`, { status: 403 })
+    return new CrmAuthError('hubspot', `HubSpot refused the search${quote}: the service key or private app lacks a scope; add crm.objects.contacts.read to it, or ${TOKEN_HINT}`, { status: 403 })
   }
   if (answer.status === 429) {
     const policy = typeof body.policyName === 'string' ? body.policyName : ''
