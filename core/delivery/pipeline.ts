@@ -109,7 +109,6 @@ const LOOKUPS_PER_STATEMENT = 50
 /** Conversions one insert statement stores at most. */
 const INSERTS_PER_STATEMENT = 50
 
-
 /**
  * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1). Rows whose
  * platform's request budget is used up are answered queued: claimed ones are sent after the answer with the next
