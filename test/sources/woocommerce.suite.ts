@@ -7,6 +7,8 @@ import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
 
 const SECRET = 'Xq4v9LkT2mWp8RzN6cYb3HfJ'
 const ORDER = readFileSync(new URL('fixtures/woocommerce-order-paid.json', import.meta.url), 'utf8')
+/** A WooCommerce Subscriptions renewal order of subscription 728, paid automatically: created_via subscription, meta _subscription_renewal. */
+const RENEWAL = readFileSync(new URL('fixtures/woocommerce-order-renewal.json', import.meta.url), 'utf8')
 const HEADERS = {
   'Content-Type': 'application/json',
   'User-Agent': 'WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)',
@@ -36,7 +38,10 @@ testIntakeSource({
   folder: 'woocommerce',
   options: { secret: SECRET },
   otherOptions: { secret: 'a-different-webhook-secret' },
-  invalidOptions: [{ secret: 'short' }, { secret: SECRET, event: 7 }, { secret: SECRET, consumerSecret: 'cs_x' }],
+  invalidOptions: [
+    { secret: 'short' }, { secret: SECRET, event: 7 }, { secret: SECRET, consumerSecret: 'cs_x' },
+    { secret: SECRET, renewals: {} }, { secret: SECRET, renewals: { event: '' } }, { secret: SECRET, renewals: true }, { secret: SECRET, renewals: { event: 'Renewal', ignore: true } },
+  ],
   sign,
   signatureHeader: 'X-WC-Webhook-Signature',
   fixtures: [{
@@ -49,10 +54,47 @@ testIntakeSource({
   }],
   ignored: [
     { name: 'the ping sent when the webhook is saved', body: PING, headers: PING_HEADERS, unsigned: true, reason: /^WooCommerce ping, sent when the webhook is saved$/ },
+    { name: 'a WooCommerce Subscriptions renewal order, renewals not configured', body: RENEWAL, headers: HEADERS, reason: /^order 731 renews subscription 728 \(WooCommerce Subscriptions\): renewals are not recorded/ },
     { name: 'a pending order', body: withOrder({ status: 'pending', date_paid: null, date_paid_gmt: null }), headers: HEADERS, reason: /^order 727 is pending, not paid \(waiting for processing or completed\)$/ },
     { name: 'product.updated', body: '{"id":93,"name":"Woo Single #1"}', headers: { ...HEADERS, 'X-WC-Webhook-Topic': 'product.updated' }, reason: /topic product\.updated carries no payment; use order\.created or order\.updated/ },
   ],
   additionalTests: () => {
+    describe('woocommerce: subscription renewals', () => {
+      const withRenewals = v.parse(woocommerce.options, { secret: SECRET, renewals: { event: 'Renewal' } })
+      const parseWith = (body: string, using = withRenewals) => woocommerce.parse(encode(body), new Headers({ ...HEADERS, ...Object.fromEntries(sign(encode(body), using)) }), using)
+      const renewal = (changes: Record<string, unknown>) => JSON.stringify({ ...JSON.parse(RENEWAL) as object, ...changes })
+
+      it('a renewal order creates no Purchase; the first (parent) order does', () => {
+        expect(woocommerce.verify(encode(RENEWAL), sign(encode(RENEWAL), options), options, new Date())).toBe(true)
+        expect(parseWith(RENEWAL, options)).toMatchObject({ kind: 'ignored' })
+        // Recognised by either mark WooCommerce Subscriptions leaves: the meta, or created_via alone.
+        expect(parseWith(renewal({ meta_data: [] }), options)).toEqual({ kind: 'ignored', reason: expect.stringMatching(/^order 731 renews subscription \? /) })
+        expect(parseWith(renewal({ created_via: 'checkout' }), options)).toEqual({ kind: 'ignored', reason: expect.stringMatching(/renews subscription 728/) })
+        expect(conversionsOf(parseWith(ORDER, options))).toMatchObject([{ event: 'Purchase', messageId: 'woocommerce-order-727' }])
+        expect(conversionsOf(parseWith(ORDER))).toMatchObject([{ event: 'Purchase' }])
+      })
+
+      it('records a paid renewal as the configured event, with the renewal order\'s own id, total and buyer', () => {
+        expect(parseWith(RENEWAL)).toMatchObject({
+          kind: 'conversions',
+          sourceEventType: 'order.updated',
+          conversions: [{
+            messageId: 'woocommerce-order-731', event: 'Renewal', orderId: '731', value: 19, currency: 'USD',
+            occurredAt: new Date('2026-12-21T12:28:09Z'),
+            items: [{ sku: 'COFFEE-CLUB-M', product_id: '140', name: 'Coffee club – monthly', quantity: 1, price: 19 }],
+            traits: { email: 'john.doe@example.com' },
+            identifiers: { customer_id: '26' },
+          }],
+        })
+        expect(conversionsOf(parseWith(RENEWAL))[0]).not.toHaveProperty('ip')
+      })
+
+      it('waits for a renewal to be paid, like any order (a failed automatic payment, a manual renewal)', () => {
+        expect(parseWith(renewal({ status: 'pending', date_paid: null, date_paid_gmt: null }))).toEqual({ kind: 'ignored', reason: 'order 731 is pending, not paid (waiting for processing or completed)' })
+        expect(parseWith(renewal({ status: 'failed', date_paid: null, date_paid_gmt: null }))).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('is failed') })
+      })
+    })
+
     describe('woocommerce: paid or not', () => {
       it('maps the paid order: total, currency, items, billing, IP, browser, click ids and customer id', () => {
         expect(conversionsOf(parse(ORDER))).toEqual([{

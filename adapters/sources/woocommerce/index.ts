@@ -5,7 +5,7 @@ import { readJsonObject } from '../json-body.ts'
 import { eventSchema, secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
 import { requiredIdAt } from '../fields.ts'
-import { toWooConversion, unpaidReason } from './map.ts'
+import { renewalOf, toWooConversion, unpaidReason } from './map.ts'
 
 const SIGNATURE_HEADER = ['X-WC-Webhook-Signature'] as const
 const TOPIC_HEADER = ['X-WC-Webhook-Topic'] as const
@@ -15,6 +15,10 @@ export const ORDER_TOPICS = ['order.created', 'order.updated'] as const
 const options = strictOptions({
   secret: secretSchema('webhook secret entered in WooCommerce → Settings → Advanced → Webhooks'),
   event: eventSchema,
+  /** WooCommerce Subscriptions renewal orders. Absent: answered 200 and stored nowhere. Set: recorded as `event`. */
+  renewals: v.optional(strictOptions({
+    event: v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'), v.maxLength(255, 'must be at most 255 characters')),
+  }, 'event, the site\'s event key or standard event renewals are recorded as')),
 }, 'secret')
 export type WooCommerceOptions = v.InferOutput<typeof options>
 
@@ -27,7 +31,7 @@ export function isPing(raw: Uint8Array, headers: Headers): boolean {
   return headerValue(headers, SIGNATURE_HEADER) === undefined && raw.length <= 40 && /^webhook_id=\d+$/.test(Buffer.from(raw).toString('latin1'))
 }
 
-/** WooCommerce order webhooks: one payment-confirmed conversion per paid order. Setup and decisions: README.md. */
+/** WooCommerce order webhooks: one payment-confirmed conversion per paid order (renewals apart). Setup and decisions: README.md. */
 export default defineIntakeSource<WooCommerceOptions>({
   name: 'woocommerce',
   options,
@@ -40,7 +44,7 @@ export default defineIntakeSource<WooCommerceOptions>({
     const received = headerValue(headers, SIGNATURE_HEADER)
     return received !== undefined && signaturesEqual(hmacSha256(secret, raw).toString('base64'), received)
   },
-  parse: (raw, headers, { event }) => {
+  parse: (raw, headers, { event, renewals }) => {
     if (isPing(raw, headers)) return { kind: 'ignored', reason: 'WooCommerce ping, sent when the webhook is saved' }
     const topic = headerValue(headers, TOPIC_HEADER)
     if (!topic) throw new SourceInputError('X-WC-Webhook-Topic header: is missing; WooCommerce sends it with every webhook')
@@ -48,8 +52,14 @@ export default defineIntakeSource<WooCommerceOptions>({
       return { kind: 'ignored', reason: `topic ${topic} carries no payment; use ${ORDER_TOPICS.join(' or ')}` }
     }
     const order = readJsonObject(raw, { bigIntegersAsText: true })
-    const unpaid = unpaidReason(order, requiredIdAt(order.id, 'id'))
+    const id = requiredIdAt(order.id, 'id')
+    // A renewal is not a new customer: never the Purchase event; ignored unless the site records renewals.
+    const renews = renewalOf(order)
+    if (renews && !renewals) {
+      return { kind: 'ignored', reason: `order ${id} renews subscription ${renews} (WooCommerce Subscriptions): renewals are not recorded (set sources.woocommerce.renewals.event to record them as their own event)` }
+    }
+    const unpaid = unpaidReason(order, id)
     if (unpaid) return { kind: 'ignored', reason: unpaid }
-    return { kind: 'conversions', conversions: [toWooConversion(order, event)], sourceEventType: topic }
+    return { kind: 'conversions', conversions: [toWooConversion(order, renews && renewals ? renewals.event : event)], sourceEventType: topic }
   },
 })

@@ -17,6 +17,17 @@ export function wooMessageId(orderId: string): string {
   return `woocommerce-order-${orderId}`
 }
 
+/**
+ * The subscription a WooCommerce Subscriptions renewal order renews, else undefined. Renewal orders carry the meta
+ * `_subscription_renewal` (the subscription's id; WCS_Related_Order_Store) and are created with `created_via`
+ * `subscription` (wcs_create_order_from_subscription); a parent (first), switch or resubscribe order has neither.
+ */
+export function renewalOf(order: JsonObject): string | undefined {
+  const meta = metaData(order.meta_data).find(([key]) => key === '_subscription_renewal')
+  if (meta) return String(meta[1] ?? '?')
+  return textAt(order.created_via, 'created_via', 255) === 'subscription' ? '?' : undefined
+}
+
 /** Why the order is not (yet) a sale, or undefined when it is paid. */
 export function unpaidReason(order: JsonObject, id: string): string | undefined {
   const status = textAt(order.status, 'status') ?? '(no status)'
