@@ -1,41 +1,30 @@
-import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeServer, type FakeServer } from '../fakes/server.ts'
-import { killAllChildren, sleep, startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
+import { sleep } from '../helpers/server-process.ts'
+import { startCrashServer, type CrashServer } from './crash-server.ts'
 
 // `kill -9` between accepting a conversion and delivering it loses nothing: the outbox row was committed
 // with the conversion, and after a restart the worker takes it over once the dead process's lease runs out.
 // The attempt the kill cut short is counted in the report.
-const ZAPIER_SECRET = 'crash-zapier-secret-0123456789'
-let platform: FakeServer
-let server: ServerProcess
+let crash: CrashServer
 let hang = true
 
 beforeAll(async () => {
   // Answers like Meta's Graph API, but holds the next call open after `hang` is set: the delivery is in flight when we kill.
-  platform = await startFakeServer(async () => {
+  crash = await startCrashServer(100, async () => {
     if (hang) {
       hang = false
       await sleep(60_000)
     }
     return { status: 200, body: { events_received: 1, messages: [], fbtrace_id: 'AbCdEf123' } }
   })
-  server = await startServerProcess({
-    config: `export default {
-      plugins: ['intake', 'export'],
-      delivery: { leaseSeconds: 2, workerIntervalMs: 100 },
-      sites: [{ id: 'demo', name: 'Demo', destinations: { meta: { pixelId: '1234567890', accessToken: 'token', baseUrl: '${platform.url}' } }, sources: { zapier: { secret: '${ZAPIER_SECRET}' } } }],
-    }\n`,
-  })
 })
 afterAll(async () => {
-  await server?.close()
-  killAllChildren()
-  await platform?.close()
+  await crash?.close()
 })
 
 describe('a crash mid-delivery', () => {
   it('loses nothing: after a restart the pending delivery is sent, and the cut attempt is counted', async () => {
+    const { platform, server } = crash
     const created = await server.cli(['keys', 'create', '--site', 'demo', '--name', 'crash', '--json'])
     const { key } = JSON.parse(created.stdout) as { key: string }
     const inFlight = fetch(`${server.url}/api/v1/conversions/automation`, {
@@ -51,28 +40,20 @@ describe('a crash mid-delivery', () => {
     await expect.poll(() => platform.requests.length, { timeout: 15_000, interval: 200 }).toBe(2)
     expect(JSON.parse(platform.requests[1]!.body).data[0].event_id).toBe('crash-order-1')
     // Two attempts: the inline one the kill cut short, and the worker's after the restart.
-    await expect.poll(() => listed(), { timeout: 10_000 }).toEqual([['crash-order-1', 'sent', 2]])
+    await expect.poll(() => crash.listed(), { timeout: 10_000 }).toEqual([['crash-order-1', 'sent', 2]])
   })
 
   it('counts an attempt the worker claimed when the process died', async () => {
+    const { platform, server } = crash
     // A signed zapier body: stored and answered at once, then claimed and sent by the worker.
-    const raw = JSON.stringify({ event: 'Purchase', messageId: 'crash-order-2', properties: { value: 20, currency: 'USD' }, context: { traits: { email: 'crash@example.com' } } })
-    const signature = `sha256=${createHmac('sha256', ZAPIER_SECRET).update(raw).digest('hex')}`
-    const copKey = (JSON.parse((await server.cli(['sites', 'list', '--json'])).stdout) as { id: string, cop_key: string }[]).find((s) => s.id === 'demo')!.cop_key
     hang = true
-    const stored = await fetch(`${server.url}/api/v1/conversions/zapier/${copKey}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-dcgate-signature': signature }, body: raw })
-    expect(stored.status).toBe(200)
+    expect(await crash.postZapier({ event: 'Purchase', messageId: 'crash-order-2', properties: { value: 20, currency: 'USD' }, context: { traits: { email: 'crash@example.com' } } })).toBe(200)
     await expect.poll(() => platform.requests.length, { timeout: 10_000 }).toBe(3)
 
     expect(await server.stop('SIGKILL')).toBeNull()
     await server.restart()
     await expect.poll(() => platform.requests.length, { timeout: 15_000, interval: 200 }).toBe(4)
     expect(JSON.parse(platform.requests[3]!.body).data[0].event_id).toBe('crash-order-2')
-    await expect.poll(() => listed(), { timeout: 10_000 }).toEqual([['crash-order-2', 'sent', 2], ['crash-order-1', 'sent', 2]])
+    await expect.poll(() => crash.listed(), { timeout: 10_000 }).toEqual([['crash-order-2', 'sent', 2], ['crash-order-1', 'sent', 2]])
   }, 60_000)
 })
-
-async function listed(): Promise<[string, string, number][]> {
-  const { stdout } = await server.cli(['deliveries', 'list', '--site', 'demo', '--json'])
-  return (JSON.parse(stdout) as { message_id: string, status: string, attempts: number }[]).map((d) => [d.message_id, d.status, d.attempts])
-}
