@@ -53,7 +53,7 @@ describe('Salesforce with refresh-token rotation through the scheduler', () => {
       expect((await hold('sf-1', 'first.lead@example.com')).status).toBe(202)
       crm.addLead({ email: 'First.Lead@example.com', status: 'Qualified', at: new Date(Date.now() - 60_000) })
       await pollNow()
-      await expect.poll(() => stateOf('sf-1'), { timeout: 10_000, interval: 200 }).toBe('released')
+      await expect.poll(() => stateOf('sf-1'), { timeout: 20_000, interval: 200 }).toBe('released')
       expect((await pollState())?.issued_token).toBe(crm.validRefreshTokens()[0])
 
       // The session times out: the next turn refreshes with the stored token, not the configured one.
@@ -61,7 +61,7 @@ describe('Salesforce with refresh-token rotation through the scheduler', () => {
       expect((await hold('sf-2', 'second.lead@example.com')).status).toBe(202)
       crm.addLead({ email: 'second.lead@example.com', status: 'Qualified', at: new Date() })
       await pollNow()
-      await expect.poll(() => stateOf('sf-2'), { timeout: 10_000, interval: 200 }).toBe('released')
+      await expect.poll(() => stateOf('sf-2'), { timeout: 20_000, interval: 200 }).toBe('released')
     }
     finally {
       await app.close()
@@ -74,7 +74,7 @@ describe('Salesforce with refresh-token rotation through the scheduler', () => {
       expect((await hold('sf-3', 'third.lead@example.com')).status).toBe(202)
       crm.addLead({ email: 'third.lead@example.com', status: 'Qualified', at: new Date() })
       await pollNow()
-      await expect.poll(() => stateOf('sf-3'), { timeout: 10_000, interval: 200 }).toBe('released')
+      await expect.poll(() => stateOf('sf-3'), { timeout: 20_000, interval: 200 }).toBe('released')
       const state = await pollState()
       expect(state).toEqual({ issued_token: crm.validRefreshTokens()[0], last_error: null })
       const sent = crm.tokenRequests.map((form) => form.refresh_token)
@@ -85,5 +85,5 @@ describe('Salesforce with refresh-token rotation through the scheduler', () => {
     finally {
       await app.close()
     }
-  })
+  }, 120_000) // two boots of a persistent embedded database and three scheduler turns (a due check every 5 s)
 })
