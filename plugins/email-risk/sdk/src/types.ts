@@ -13,6 +13,8 @@ export interface EmailInfo {
   suggestion: string | null
   fraud_signals: {
     disposable_domain: boolean
+    /** A domain reserved by RFC 2606 (example.com, .test, .example, .invalid, .localhost): no real mailbox. */
+    reserved_domain: boolean
     identity_flags: { gibberish_username: boolean, bulk_pattern: boolean, plus_addressing: boolean, free_provider: boolean }
     domain_maturity: { age_days: number | null, registered_at: string | null, young_domain: boolean | null }
     mail_server: 'mx' | 'implicit' | 'none' | 'unknown'
