@@ -42,10 +42,27 @@ export interface AdPlatformDefinition<O = unknown> {
   parseResponse: (response: PlatformResponse, events: readonly ConversionEvent[]) => DeliveryOutcome[]
 }
 
+/**
+ * Where a poller keeps a credential the CRM issued in place of a configured one: Salesforce, with refresh-token
+ * rotation, answers every refresh with a new refresh token and invalidates the one sent. The scheduler backs it with
+ * the poller's row in crm_poll_state, so the newest token survives restarts and every instance reads the same one.
+ *
+ * `basis` names the configured credential the stored one descends from (a hash, never the secret: `tokenCacheKey`).
+ * A stored value is only returned for the same basis, so an operator who pastes a new credential starts from it.
+ */
+export interface CrmCredentialStore {
+  /** The newest credential issued for this basis, or null when none was stored (or it descends from another). */
+  get: (basis: string) => Promise<string | null>
+  /** Keeps `value` as the newest credential for this basis, replacing any other. */
+  set: (basis: string, value: string) => Promise<void>
+}
+
 /** What the release scheduler hands a CRM poller: fetch, a cache for OAuth sessions, the abort signal, and its clock. */
 export interface CrmPollContext extends AuthContext {
   /** Places the first look-back window (no cursor yet). */
   now: () => Date
+  /** Set by the scheduler; absent in a bare poll (tests, tools), where an issued credential is not kept. */
+  credentials?: CrmCredentialStore
 }
 
 /** A lead the CRM now calls qualified: its normalised email and the site's when-qualified event key to release. */

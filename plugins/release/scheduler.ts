@@ -1,10 +1,9 @@
 import type { PluginContext } from '../../core/plugin.ts'
-import type { CrmPollerDefinition } from '../../core/registry.ts'
+import type { CrmCredentialStore, CrmPollerDefinition } from '../../core/registry.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { RedactedDatabaseError, toLoggable } from '../../core/db/loggable-error.ts'
 import type { ReleaseOptions } from './options.ts'
 import { releaseHeld } from './release-held.ts'
-import type { CrmCredentialStore } from '../../adapters/crm/shared/credentials.ts'
 import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn, readIssuedToken, storeIssuedToken } from './queries/poll-state.ts'
 
 /** How long one instance holds a poller's turn; a crashed holder's turn is free after it. */

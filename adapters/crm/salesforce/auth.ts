@@ -12,7 +12,6 @@
  */
 import type { CrmPollContext } from '../../../core/registry.ts'
 import { OAuth2Error, resolveAccessToken, tokenCacheKey } from '../../shared/oauth2.ts'
-import type {} from '../shared/credentials.ts'
 import { CrmAuthError, CrmPollError } from '../shared/errors.ts'
 import { noAnswer, unexpectedAnswer } from '../shared/http.ts'
 import type { SalesforceOptions } from './index.ts'
