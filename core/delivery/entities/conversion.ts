@@ -63,6 +63,12 @@ export const Conversion = defineEntity({
     state: p.string().length(16),
     /** A US state opt-out and the site's consent.usPrivacy applied to it ({ mode, signal, country?, state? }); null when none. */
     usPrivacy: p.json<UsPrivacyDecision>().nullable(),
+    /** When the first refund or cancellation of this order was recorded (core/delivery/queries/refunds.ts); null when none. */
+    refundedAt: p.datetime(6).nullable(),
+    /** The amount refunded so far, in the conversion's currency; a cancellation or a refund with no amount refunds the whole value. */
+    refundedValue: p.double().nullable(),
+    /** The refund ids already counted, so a retried webhook does not count a refund twice. */
+    refundIds: p.array().columnType('text[]').nullable(),
     createdAt: p.datetime(6).defaultRaw('now()'),
   },
 })

@@ -1,0 +1,56 @@
+/**
+ * Refunds and cancellations (issue 18): a shop or payment provider says an order was refunded, in part or in full,
+ * or cancelled. The conversions of that order are marked; a purchase is never deleted or re-sent.
+ */
+import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+
+/** One refund or cancellation, as a source's map reads it from the webhook. */
+export interface RefundRecord {
+  /** The order id the purchase was stored under (`orderId` of the conversion). */
+  orderId: string
+  /** The refund's own id (Shopify refund id, Stripe re_…, `cancel` for a cancellation): a retried webhook counts once. */
+  refundId: string
+  /** The amount refunded by this refund, in the order's currency; absent: the whole value (a cancellation, a full refund). */
+  amount?: number
+  /** When the refund was made (the vendor's time); the conversion keeps the first one as `refunded_at`. */
+  at: Date
+}
+
+/** `applied`: counted now; `repeat`: this refund id was already counted; `unknown_order`: no conversion of the site has that order id. */
+export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
+
+/**
+ * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time. Marks every
+ * conversion of the site with that order id (the trusted purchase, and a public copy the tracking script sent for
+ * the same order: the export folds them to one row and may show either), once per refund id. The amount refunded
+ * so far grows by each refund, never beyond the conversion's value; a refund without an amount refunds the whole
+ * value. `refunded_at` keeps the first refund's time. Answers how many rows the order has and how many were marked.
+ */
+const RECORD_REFUND: PreparedStatement = {
+  name: 'dcgate_record_refund_v1',
+  reusePlan: false,
+  text: `with matched as (
+      select id from conversions where site_id = $1 and order_id = $2
+    ), marked as (
+      update conversions c set
+        refunded_value = case
+          when $4::double precision is null or c.value is null then c.value
+          else least(coalesce(c.refunded_value, 0) + $4::double precision, c.value) end,
+        refunded_at = least(coalesce(c.refunded_at, $5::timestamptz), $5::timestamptz),
+        refund_ids = array_append(coalesce(c.refund_ids, '{}'::text[]), $3::text)
+      from matched m
+      where c.id = m.id and not ($3::text = any(coalesce(c.refund_ids, '{}'::text[])))
+      returning c.id
+    )
+    select (select count(*) from matched)::int as matched, (select count(*) from marked)::int as marked`,
+}
+
+/** Records one refund or cancellation against the site's conversions of its order. Idempotent per refund id. */
+export async function recordRefund(prepared: RunPrepared, siteId: string, refund: RefundRecord): Promise<RefundOutcome> {
+  const amount = refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : null
+  const [row] = await prepared<{ matched: number, marked: number }>(RECORD_REFUND, [
+    siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(),
+  ])
+  if (!row || row.matched === 0) return 'unknown_order'
+  return row.marked > 0 ? 'applied' : 'repeat'
+}
