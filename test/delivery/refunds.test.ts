@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordRefund } from '../../core/delivery/queries/refunds.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { getPage, insertConversions, sqlOf } from '../export/support.ts'
 
 let app: TestApp
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
@@ -15,9 +16,12 @@ const marks = (orderId: string) => sql<{ trust: string, refunded_at: Date | null
 const refund = (orderId: string, refundId: string, amount?: number, at = new Date('2026-11-20T10:00:00Z')) =>
   recordRefund(app.dcgate.context.prepared, 'demo', { orderId, refundId, amount, at })
 
+let key: string
 beforeAll(async () => {
-  app = await bootTestApp()
+  app = await bootTestApp({ plugins: ['export'] })
+  key = await app.createKey('demo')
 })
+const exported = async () => (await getPage(app, key, '/api/v1/export/conversions', {})).body.data as Record<string, unknown>[]
 afterAll(async () => {
   await app?.close()
 })
@@ -51,5 +55,15 @@ describe('recording a refund against the stored order', () => {
   it('an order the site never sent is reported unknown and nothing changes', async () => {
     expect(await refund('no-such-order', 'r1', 10)).toBe('unknown_order')
     expect(await sql('select 1 from conversions where refunded_at is not null and order_id = ?', ['no-such-order'])).toEqual([])
+  })
+})
+
+describe('the export of a refunded order', () => {
+  it('shows refunded: true and the first refund time, and keeps the value sold', async () => {
+    const id = '00000000-0000-4000-8000-000000000501'
+    await insertConversions(sqlOf(app), [{ id, siteId: 'demo', createdAt: '2026-11-01T00:00:00Z', orderId: 'E-501', deliveries: [['meta', 'sent']] }])
+    expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: false, refunded_at: null, value: 42.5 })
+    await refund('E-501', 'r1', 10, new Date('2026-11-02T08:30:00.123Z'))
+    expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: true, refunded_at: '2026-11-02T08:30:00.123000Z', value: 42.5 })
   })
 })
