@@ -95,9 +95,26 @@ export interface SourceConversion extends ConversionInput {
   confirmation?: Confirmation
 }
 
-/** What a webhook delivery turns into: conversions to store, or a reason it carries none (answered 200, nothing stored). */
+/**
+ * A refund or cancellation a webhook reports. It is not a conversion: the route marks the conversions stored under
+ * `orderId` (core/delivery/queries/refunds.ts). `refundId` is the vendor's id of the refund, so a retry counts once.
+ */
+export interface SourceRefund {
+  orderId: string
+  refundId: string
+  /** What this refund returned, in `currency`; absent for a cancellation or a full refund (the whole value). */
+  amount?: number
+  currency?: string
+  at: Date
+}
+
+/**
+ * What a webhook delivery turns into: conversions to store, a refund to record, or a reason it carries neither
+ * (answered 200, nothing stored).
+ */
 export type SourceParseResult =
   | { kind: 'conversions', conversions: SourceConversion[], sourceEventType: string }
+  | { kind: 'refund', refund: SourceRefund, sourceEventType: string }
   | { kind: 'ignored', reason: string }
 
 /** A webhook body the source cannot read (not JSON, fields missing): the route answers 422 with this message. */

@@ -5,6 +5,7 @@ import { toStorableJsonBytes } from '../../core/http/text.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
+import { recordRefund } from '../../core/delivery/queries/refunds.ts'
 import { ConversionResponse } from './schema.ts'
 
 const Params = v.object({
@@ -15,6 +16,11 @@ const Params = v.object({
 const SourceResponse = v.object({
   ...ConversionResponse.entries,
   ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
+  refund: v.optional(v.pipe(v.object({
+    order_id: v.string(),
+    refund_id: v.string(),
+    outcome: v.picklist(['applied', 'repeat', 'unknown_order']),
+  }), v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or an order dcgate has not stored (not kept)'))),
 })
 
 const notFound = () => apiError(404, { message: 'Unknown key or source' })
@@ -23,7 +29,7 @@ const notFound = () => apiError(404, { message: 'Unknown key or source' })
  * POST /api/v1/conversions/:source/:api_key: a payment or automation webhook, authenticated by its own
  * signature (the cop_key in the path is public). Answered once stored; the worker delivers in the background.
  */
-export function addSourceRoute({ routes, sites, registry, conversions, config }: PluginContext, adapterVersion: string): void {
+export function addSourceRoute({ routes, sites, registry, conversions, config, prepared }: PluginContext, adapterVersion: string): void {
   routes.add({
     method: 'POST',
     path: '/api/v1/conversions/:source/:api_key',
@@ -49,6 +55,13 @@ export function addSourceRoute({ routes, sites, registry, conversions, config }:
       const parsed = parseBody(source, toStorableJsonBytes(raw), event.req.headers, configured.options)
       const base = { accepted: true, source: source.name, adapter_version: adapterVersion }
       if (parsed.kind === 'ignored') return { ...base, accepted: false, ignored: parsed.reason, events: [], duration_ms: elapsed(started) }
+      if (parsed.kind === 'refund') {
+        // Anyone can post an unsigned body: only a verified one may mark a sale refunded.
+        if (!verified) return { ...base, accepted: false, ignored: 'a refund must be signed; nothing was recorded', events: [], duration_ms: elapsed(started) }
+        const { refund } = parsed
+        const outcome = await recordRefund(prepared, site.id, refund)
+        return { ...base, accepted: outcome !== 'unknown_order', events: [], refund: { order_id: refund.orderId, refund_id: refund.refundId, outcome }, duration_ms: elapsed(started) }
+      }
 
       // One after another: a webhook carries few conversions, and the answer lists them in order.
       const events: AcceptResult[] = []

@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordRefund } from '../../core/delivery/queries/refunds.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
@@ -17,8 +19,22 @@ const refund = (orderId: string, refundId: string, amount?: number, at = new Dat
   recordRefund(app.dcgate.context.prepared, 'demo', { orderId, refundId, amount, at })
 
 let key: string
+const SECRET = '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'
+const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${name}`, import.meta.url), 'utf8')
+
+/** Posts a body as Shopify does: its topic, and base64 HMAC-SHA256 of the raw bytes with the app's secret. */
+function postShopify(topic: string, raw: string) {
+  return app.request(`/api/v1/conversions/shopify/${app.dcgate.context.sites.byId('demo')!.copKey}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', 'x-shopify-topic': topic, 'x-shopify-hmac-sha256': createHmac('sha256', SECRET).update(raw).digest('base64'),
+      'x-shopify-webhook-id': crypto.randomUUID(), 'x-shopify-shop-domain': 'example-shop.myshopify.com',
+    },
+    body: raw,
+  })
+}
 beforeAll(async () => {
-  app = await bootTestApp({ plugins: ['export'] })
+  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { shopify: { secret: SECRET } } }] })
   key = await app.createKey('demo')
 })
 const exported = async () => (await getPage(app, key, '/api/v1/export/conversions', {})).body.data as Record<string, unknown>[]
@@ -65,5 +81,43 @@ describe('the export of a refunded order', () => {
     expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: false, refunded_at: null, value: 42.5 })
     await refund('E-501', 'r1', 10, new Date('2026-11-02T08:30:00.123Z'))
     expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: true, refunded_at: '2026-11-02T08:30:00.123000Z', value: 42.5 })
+  })
+})
+
+describe('a Shopify refunds/create webhook', () => {
+  it('turns the exported conversion refunded, counts a retry once, and answers 200 like the purchase webhooks', async () => {
+    expect((await postShopify('orders/paid', fixture('shopify-orders-paid.json'))).status).toBe(200)
+    // A platform's answer, as the worker would record it (this site has no destinations).
+    await sql(`insert into deliveries (id, conversion_id, site_id, provider, status, attempts, http_status, sent_at, created_at, next_attempt_at, updated_at)
+      select gen_random_uuid(), id, site_id, 'meta', 'sent', 1, 200, now(), '2026-11-21T07:30:05Z', now(), now() from conversions where message_id = 'shopify-order-820982911946154508'`)
+    const row = async () => (await exported()).find((r) => r.order_id === '820982911946154508')
+    expect(await row()).toMatchObject({ refunded: false, refunded_at: null, value: 249.99 })
+
+    const refund = fixture('shopify-refunds-create.json')
+    const response = await postShopify('refunds/create', refund)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ accepted: true, events: [], refund: { order_id: '820982911946154508', refund_id: 'refund-509562969', outcome: 'applied' } })
+    expect(await row()).toMatchObject({ refunded: true, refunded_at: '2026-11-24T09:12:40.000000Z', value: 249.99 })
+
+    const retried = await postShopify('refunds/create', refund)
+    expect(retried.status).toBe(200)
+    expect(await retried.json()).toMatchObject({ refund: { outcome: 'repeat' } })
+    expect(await marks('820982911946154508')).toMatchObject([{ refunded_value: 89.99, refund_ids: ['refund-509562969'] }])
+  })
+
+  it('a refund signed with another secret answers 401 and marks nothing', async () => {
+    const response = await app.request(`/api/v1/conversions/shopify/${app.dcgate.context.sites.byId('demo')!.copKey}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-topic': 'refunds/create', 'x-shopify-hmac-sha256': createHmac('sha256', 'other').update('x').digest('base64') },
+      body: fixture('shopify-refunds-create.json').replace('509562969', '509562970'),
+    })
+    expect(response.status).toBe(401)
+    expect((await marks('820982911946154508'))[0]!.refund_ids).toEqual(['refund-509562969'])
+  })
+
+  it('a refund of an order dcgate never stored answers 200 with unknown_order', async () => {
+    const response = await postShopify('refunds/create', fixture('shopify-refunds-create.json').replaceAll('820982911946154508', '820982911946150000'))
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ accepted: false, refund: { outcome: 'unknown_order' } })
   })
 })

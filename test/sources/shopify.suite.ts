@@ -8,6 +8,7 @@ import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
 
 const SECRET = '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'
 const ORDER = readFileSync(new URL('fixtures/shopify-orders-paid.json', import.meta.url), 'utf8')
+const REFUND = readFileSync(new URL('fixtures/shopify-refunds-create.json', import.meta.url), 'utf8')
 const HEADERS = {
   'Content-Type': 'application/json',
   'X-Shopify-Topic': 'orders/paid',
@@ -46,7 +47,9 @@ testIntakeSource({
     redelivery: { headers: { 'X-Shopify-Webhook-Id': '0d3b2a5e-7f4c-4c1e-9a0b-5e1f2d3c4b5a', 'X-Shopify-Triggered-At': '2026-11-21T07:45:00.000Z' } },
   }],
   ignored: [
-    { name: 'orders/create', body: ORDER, headers: { ...HEADERS, 'X-Shopify-Topic': 'orders/create' }, reason: /topic orders\/create carries no payment; subscribe this URL to orders\/paid only/ },
+    { name: 'orders/create', body: ORDER, headers: { ...HEADERS, 'X-Shopify-Topic': 'orders/create' }, reason: /topic orders\/create carries no payment or refund; subscribe this URL to orders\/paid, refunds\/create and orders\/cancelled/ },
+    { name: 'orders/updated, not refunded', body: ORDER, headers: { ...HEADERS, 'X-Shopify-Topic': 'orders/updated' }, reason: /the order update is not a full refund/ },
+    { name: 'refunds/create returning no money', body: REFUND.replace('"status": "success"', '"status": "failure"'), headers: { ...HEADERS, 'X-Shopify-Topic': 'refunds/create' }, reason: /the refund returned no money/ },
     { name: 'a test order', body: withField('test', 'true'), headers: HEADERS, reason: /order 820982911946154508 is a test order/ },
   ],
   additionalTests: () => {
@@ -117,6 +120,32 @@ testIntakeSource({
         expect(conversion(ORDER).event).toBe('Purchase')
         const sale = v.parse(shopify.options, { secret: SECRET, event: 'shop_sale' })
         expect(conversionsOf(parse(ORDER, HEADERS, sale))[0]!.event).toBe('shop_sale')
+      })
+    })
+
+    describe('shopify: refunds and cancellations', () => {
+      const refundOf = (body: string, topic: string) => {
+        const result = parse(body, { ...HEADERS, 'X-Shopify-Topic': topic })
+        return result.kind === 'refund' ? result.refund : result
+      }
+
+      it('refunds/create: the order, the refund id and what its successful refund transactions returned', () => {
+        expect(refundOf(REFUND, 'refunds/create')).toEqual({
+          orderId: '820982911946154508', refundId: 'refund-509562969', amount: 89.99, currency: 'EUR', at: new Date('2026-11-24T09:12:40.000Z'),
+        })
+        const twoTransactions = REFUND.replace(/"transactions": \[\s*(\{[\s\S]*?\n    \})\s*\]/, (_all, one: string) => `"transactions": [${one}, ${one.replace('"amount": "89.99",', '"amount": "10.01",')}, ${one.replace('"kind": "refund"', '"kind": "sale"')}]`)
+        expect(refundOf(twoTransactions, 'refunds/create')).toMatchObject({ amount: 100 })
+      })
+
+      it('orders/cancelled and orders/updated with financial_status refunded: the whole order', () => {
+        const cancelled = withField('cancelled_at', '"2026-11-22T09:00:00+01:00"')
+        expect(refundOf(cancelled, 'orders/cancelled')).toEqual({ orderId: '820982911946154508', refundId: 'cancelled', at: new Date('2026-11-22T08:00:00.000Z') })
+        expect(refundOf(withField('financial_status', '"refunded"'), 'orders/updated')).toEqual({ orderId: '820982911946154508', refundId: 'financial_status-refunded', at: new Date('2026-11-21T07:30:03.000Z') })
+      })
+
+      it('refuses a refund it cannot read, naming the field', () => {
+        expect(() => refundOf(REFUND.replace('"amount": "89.99",\n      "currency"', '"amount": "lots",\n      "currency"'), 'refunds/create')).toThrow('transactions[0].amount: must be a decimal amount')
+        expect(() => refundOf(REFUND.replace('"order_id": 820982911946154508,\n  "created_at"', '"order_id": null,\n  "created_at"'), 'refunds/create')).toThrow('order_id: is required')
       })
     })
 

@@ -12,6 +12,8 @@ export interface RefundRecord {
   refundId: string
   /** The amount refunded by this refund, in the order's currency; absent: the whole value (a cancellation, a full refund). */
   amount?: number
+  /** The amount's currency; an amount in another currency than the conversion's is not added (it cannot be compared). */
+  currency?: string
   /** When the refund was made (the vendor's time); the conversion keeps the first one as `refunded_at`. */
   at: Date
 }
@@ -20,14 +22,16 @@ export interface RefundRecord {
 export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
 
 /**
- * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time. Marks every
+ * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time, $6 the amount's
+ * currency or null. Marks every
  * conversion of the site with that order id (the trusted purchase, and a public copy the tracking script sent for
  * the same order: the export folds them to one row and may show either), once per refund id. The amount refunded
  * so far grows by each refund, never beyond the conversion's value; a refund without an amount refunds the whole
- * value. `refunded_at` keeps the first refund's time. Answers how many rows the order has and how many were marked.
+ * value; an amount in a currency other than the conversion's adds nothing (the refund is still recorded and dated).
+ * `refunded_at` keeps the first refund's time. Answers how many rows the order has and how many were marked.
  */
 const RECORD_REFUND: PreparedStatement = {
-  name: 'dcgate_record_refund_v1',
+  name: 'dcgate_record_refund_v2',
   reusePlan: false,
   text: `with matched as (
       select id from conversions where site_id = $1 and order_id = $2
@@ -35,6 +39,7 @@ const RECORD_REFUND: PreparedStatement = {
       update conversions c set
         refunded_value = case
           when $4::double precision is null or c.value is null then c.value
+          when $6::text is not null and c.currency is not null and upper($6::text) <> upper(c.currency) then c.refunded_value
           else least(coalesce(c.refunded_value, 0) + $4::double precision, c.value) end,
         refunded_at = least(coalesce(c.refunded_at, $5::timestamptz), $5::timestamptz),
         refund_ids = array_append(coalesce(c.refund_ids, '{}'::text[]), $3::text)
@@ -49,7 +54,7 @@ const RECORD_REFUND: PreparedStatement = {
 export async function recordRefund(prepared: RunPrepared, siteId: string, refund: RefundRecord): Promise<RefundOutcome> {
   const amount = refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : null
   const [row] = await prepared<{ matched: number, marked: number }>(RECORD_REFUND, [
-    siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(),
+    siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(), refund.currency ?? null,
   ])
   if (!row || row.matched === 0) return 'unknown_order'
   return row.marked > 0 ? 'applied' : 'repeat'
