@@ -1,11 +1,11 @@
 /**
- * One column list per table makes both the SQL of an insert (column names, `$n` placeholders) and the array of
- * values bound to it, so the two cannot drift apart and no reader counts placeholders.
+ * One column list per table makes both the SQL of an insert (column names, the typed record its rows are read from)
+ * and the rows bound to it, so the two cannot drift apart and no reader counts placeholders.
  */
 
 /**
- * How a row's value is bound. `jsonb` values are serialised (node-postgres would turn a JS array into a PostgreSQL
- * array); `seconds_from_now` binds a number of seconds (or null) and stores `now()` plus that many, or null.
+ * How a row's value is typed in the record it is read from. `seconds_from_now` is a number of seconds (or null),
+ * stored as `now()` plus that many, or null.
  */
 export type ColumnKind = 'text' | 'int' | 'double' | 'boolean' | 'timestamptz' | 'jsonb' | 'seconds_from_now'
 
@@ -21,27 +21,6 @@ export function columnsOf<Row>() {
 /** `a, b, c`: the column names for the insert's column list. */
 export function columnNames<Row>(columns: readonly Column<Row>[]): string {
   return columns.map(([name]) => name).join(', ')
-}
-
-/** The value expressions, one bound parameter each, numbered from `$first`. */
-export function placeholders<Row>(columns: readonly Column<Row>[], first = 1): string {
-  return columns.map(([, kind], i) => valueOf(kind, `$${first + i}`)).join(', ')
-}
-
-function valueOf(kind: ColumnKind, param: string): string {
-  if (kind === 'seconds_from_now') return `now() + make_interval(secs => ${param}::int)`
-  return kind === 'text' ? param : `${param}::${kind === 'double' ? 'double precision' : kind}`
-}
-
-/**
- * A function appending one row's values to bind to `into`, in column order (several rows or tables can share one
- * parameter list). Generated so that each value is read by a
- * fixed property name (a lookup through the list, `row[name]`, is megamorphic; see plugins/capture/store/columns.ts).
- */
-export function valuesWriter<Row>(columns: readonly Column<Row>[]): (row: Row, into: unknown[]) => unknown[] {
-  // The names are the column lists' own identifiers, never input.
-  const values = columns.map(([name, kind]) => kind === 'jsonb' ? `JSON.stringify(row.${name})` : `row.${name}`)
-  return new Function('row', 'into', `into.push(${values.join(', ')}); return into`) as (row: Row, into: unknown[]) => unknown[]
 }
 
 /**

@@ -31,8 +31,6 @@ export interface Batcher<I, R> {
    * longer than `patienceMs` (default: no limit), at once with `defer`'s result.
    */
   add: (key: string, item: I, patienceMs?: number) => Promise<R>
-  /** Items waiting or running, across keys. */
-  size: () => number
   /** Items waiting for a call of this key (not those in flight). */
   waiting: (key: string) => number
 }
@@ -49,7 +47,6 @@ interface KeyState<I, R> {
 
 export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R> {
   const keys = new Map<string, KeyState<I, R>>()
-  let pending = 0
 
   const schedule = (key: string, state: KeyState<I, R>, afterMs = 0) => {
     if (state.scheduled && !(afterMs === 0 && state.timer)) return
@@ -92,7 +89,6 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
     const impatient = state.queue.filter((w) => w.deadline < cutoff)
     if (impatient.length === 0) return
     state.queue = state.queue.filter((w) => w.deadline >= cutoff)
-    pending -= impatient.length
     for (const w of impatient) w.resolve(defer(w.item, waitMs))
   }
 
@@ -105,7 +101,6 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       for (const w of batch) w.reject(error)
     }
     finally {
-      pending -= batch.length
       state.inFlight--
       if (state.queue.length > 0) schedule(key, state)
       else if (state.inFlight === 0 && !state.scheduled) keys.delete(key)
@@ -116,13 +111,11 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
     add(key, item, patienceMs = Number.POSITIVE_INFINITY) {
       let state = keys.get(key)
       if (!state) keys.set(key, state = { queue: [], inFlight: 0, scheduled: false })
-      pending++
       const result = new Promise<R>((resolve, reject) => state.queue.push({ item, deadline: Date.now() + patienceMs, resolve, reject }))
       // A full batch goes at once; otherwise the first item waits the linger for company.
       schedule(key, state, state.queue.length >= options.maxBatch(key) ? 0 : options.lingerMs ?? 0)
       return result
     },
-    size: () => pending,
     waiting: (key) => keys.get(key)?.queue.length ?? 0,
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decideDelivery, type DeliveryFacts } from '../../core/delivery/decide.ts'
 import { toDeliveryRow } from '../../core/delivery/rows.ts'
-import { columnNames, placeholders, valuesWriter } from '../../core/db/columns.ts'
+import { columnNames, recordsetOf, recordValueOf } from '../../core/db/columns.ts'
 
 // The pure part of accepting a conversion: which platforms get an outbox row, which are skipped and why, and when.
 const facts = (over: Partial<DeliveryFacts> = {}): DeliveryFacts => ({
@@ -74,9 +74,9 @@ describe('a column list', () => {
   interface Row { name: string, tags: string[], due: number | null }
   const COLUMNS = [['name', 'text'], ['tags', 'jsonb'], ['due', 'seconds_from_now']] as const
 
-  it('makes the insert\'s column names, numbered placeholders and the values bound to them, in one order', () => {
+  it('makes the insert\'s column names, the typed record its rows are read from, and each value\'s expression, in one order', () => {
     expect(columnNames<Row>(COLUMNS)).toBe('name, tags, due')
-    expect(placeholders<Row>(COLUMNS, 3)).toBe('$3, $4::jsonb, now() + make_interval(secs => $5::int)')
-    expect(valuesWriter<Row>(COLUMNS)({ name: 'a', tags: ['x'], due: null }, ['before'])).toEqual(['before', 'a', '["x"]', null])
+    expect(recordsetOf<Row>(COLUMNS, '$1', 'n int')).toBe('json_to_recordset($1::json) as x(name text, tags jsonb, due int, n int)')
+    expect(COLUMNS.map((column) => recordValueOf<Row>(column))).toEqual(['x.name', 'x.tags', 'now() + make_interval(secs => x.due)'])
   })
 })

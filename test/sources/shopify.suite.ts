@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
+import fc from 'fast-check'
 import { SourceInputError } from '../../core/registry.ts'
 import shopify, { type ShopifyOptions } from '../../adapters/sources/shopify/index.ts'
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
@@ -141,6 +142,28 @@ testIntakeSource({
         const cancelled = withField('cancelled_at', '"2026-11-22T09:00:00+01:00"')
         expect(refundOf(cancelled, 'orders/cancelled')).toEqual({ orderId: '820982911946154508', refundId: 'cancelled', at: new Date('2026-11-22T08:00:00.000Z') })
         expect(refundOf(withField('financial_status', '"refunded"'), 'orders/updated')).toEqual({ orderId: '820982911946154508', refundId: 'financial_status-refunded', at: new Date('2026-11-21T07:30:03.000Z') })
+      })
+
+      it('property: a refund or cancellation with any field (or a transaction field) replaced by arbitrary JSON is read or refused, never thrown otherwise', () => {
+        const refund = JSON.parse(REFUND) as Record<string, unknown> & { transactions: Record<string, unknown>[] }
+        const order = JSON.parse(ORDER) as Record<string, unknown>
+        const cases: [string, Record<string, unknown>, (copy: Record<string, unknown>) => Record<string, unknown>][] = [
+          ['refunds/create', refund, (copy) => copy],
+          ['refunds/create', refund.transactions[0]!, (copy) => ({ ...refund, transactions: [copy] })],
+          ['orders/cancelled', order, (copy) => copy],
+        ]
+        for (const [topic, target, wrap] of cases) {
+          fc.assert(fc.property(fc.constantFrom(...Object.keys(target)), fc.jsonValue({ maxDepth: 2 }), (key, value) => {
+            const body = JSON.stringify(wrap({ ...target, [key]: value }))
+            try {
+              const result = parse(body, { ...HEADERS, 'X-Shopify-Topic': topic })
+              expect(['refund', 'ignored']).toContain(result.kind)
+            }
+            catch (error) {
+              expect(error).toBeInstanceOf(SourceInputError)
+            }
+          }), { numRuns: 200 })
+        }
       })
 
       it('refuses a refund it cannot read, naming the field', () => {
