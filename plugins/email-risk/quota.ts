@@ -21,8 +21,8 @@ interface Waiter { resolve: () => void, reject: (error: unknown) => void }
 
 /**
  * The quota without a database round trip on most checks, exact where it decides anything:
- * - a paid site, or a free site at least FREE_MARGIN below 500 (by the last total read plus what this process
- *   counted since), is answered at once; its counts are written within FLUSH_MS, for all sites in one statement;
+ * - a paid site, or a free site at least FREE_MARGIN below 500 (by the highest total read plus every check this
+ *   process counted or asked about since), is answered at once; its counts are written within FLUSH_MS, for all sites in one statement;
  * - a free site near or past its limit (or not read yet) waits for the database, which grants exactly what is left.
  *   Such checks arriving in one event-loop turn share one statement and are granted in arrival order.
  * With several instances, each may answer up to FREE_MARGIN / instances fast checks past the others' last counts:
@@ -30,13 +30,21 @@ interface Waiter { resolve: () => void, reject: (error: unknown) => void }
  */
 export function createQuota(ctx: PluginContext): Quota {
   const known = new Set<string>()
-  /** Last total read from the database, plus the fast counts not yet written, per site. */
-  const totals = new Map<string, number>()
+  /** The highest total the database answered, per site (totals only grow, whatever order answers arrive in). */
+  const seen = new Map<string, number>()
+  /** Checks asked of the database and not answered yet (waiting checks and fast counts being written), per site. */
+  const pending = new Map<string, number>()
   let unwritten = new Map<string, number>()
   let waiting = new Map<string, Waiter[]>()
   let flushTimer: NodeJS.Timeout | undefined
   let waitScheduled = false
 
+  const add = (counts: Map<string, number>, siteId: string, n: number) => counts.set(siteId, (counts.get(siteId) ?? 0) + n)
+  /** What the site may have counted at most, by what this process knows (undefined before the first answer). */
+  const estimate = (siteId: string) => {
+    const total = seen.get(siteId)
+    return total === undefined ? undefined : total + (unwritten.get(siteId) ?? 0) + (pending.get(siteId) ?? 0)
+  }
   const ensureRows = async (sites: Iterable<string>) => {
     for (const siteId of sites) {
       if (known.has(siteId)) continue
@@ -45,10 +53,16 @@ export function createQuota(ctx: PluginContext): Quota {
     }
   }
   const run = async (batch: Map<string, number>, grantAll: (siteId: string) => boolean) => {
-    await ensureRows(batch.keys())
-    const rows = await countChecks(ctx.prepared, batch, grantAll, FREE_CHECKS)
-    for (const row of rows) totals.set(row.site_id, Number(row.total) + (unwritten.get(row.site_id) ?? 0))
-    return new Map(rows.map((row) => [row.site_id, Number(row.allowed)]))
+    for (const [siteId, n] of batch) add(pending, siteId, n)
+    try {
+      await ensureRows(batch.keys())
+      const rows = await countChecks(ctx.prepared, batch, grantAll, FREE_CHECKS)
+      for (const row of rows) seen.set(row.site_id, Math.max(seen.get(row.site_id) ?? 0, Number(row.total)))
+      return new Map(rows.map((row) => [row.site_id, Number(row.allowed)]))
+    }
+    finally {
+      for (const [siteId, n] of batch) add(pending, siteId, -n)
+    }
   }
 
   const flush = async () => {
@@ -59,7 +73,7 @@ export function createQuota(ctx: PluginContext): Quota {
     if (batch.size === 0) return
     await run(batch, () => true).catch((error: unknown) => {
       // Put the counts back for the next flush (the next check's, or the retry job's); the check was answered already.
-      for (const [siteId, n] of batch) unwritten.set(siteId, (unwritten.get(siteId) ?? 0) + n)
+      for (const [siteId, n] of batch) add(unwritten, siteId, n)
       ctx.report(error, { source: 'email-risk:quota' })
     })
   }
@@ -82,10 +96,9 @@ export function createQuota(ctx: PluginContext): Quota {
 
   return {
     count(site) {
-      const total = totals.get(site.id)
+      const total = estimate(site.id)
       if (site.plan !== 'free' || (total !== undefined && total + 1 <= FREE_CHECKS - FREE_MARGIN)) {
-        unwritten.set(site.id, (unwritten.get(site.id) ?? 0) + 1)
-        if (total !== undefined) totals.set(site.id, total + 1)
+        add(unwritten, site.id, 1)
         flushTimer ??= setTimeout(() => void flush(), FLUSH_MS)
         return Promise.resolve()
       }
