@@ -18,6 +18,21 @@ export interface DeliveryDecision {
   reason?: string
 }
 
+/** What `conversion:refunded` listeners see: one refund or cancellation counted against the site's order. */
+export interface RefundedConversion {
+  siteId: string
+  orderId: string
+  /** The refund's own id (idempotency key: the hook is called once per refund id and order). */
+  refundId: string
+  /** The amount this refund took off, in `currency`; absent: the whole value (a cancellation or full refund). */
+  amount?: number
+  currency?: string
+  /** When the refund was made (the vendor's time). */
+  at: Date
+  /** The conversions marked (the trusted purchase and any public copy of the same order). */
+  conversionIds: string[]
+}
+
 /** What `capture:identify` listeners see (the capture plugin calls it; the email-risk plugin fills `risk`). */
 export interface IdentifyPayload {
   siteId: string
@@ -62,6 +77,11 @@ export interface DcgateHooks {
    * listens and removes its own; listeners run isolated, so one failing does not stop the others.
    */
   'dsar:erase': (request: { siteId: string, email: string, emailHash: string }) => HookResult
+  /**
+   * A refund or cancellation was counted against conversions already stored (at once, or when a refund that came
+   * before its order is matched to the order). Called once per refund id; platforms that take adjustments listen.
+   */
+  'conversion:refunded': (refund: RefundedConversion) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
