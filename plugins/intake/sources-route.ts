@@ -5,7 +5,7 @@ import { toStorableJsonBytes } from '../../core/http/text.ts'
 import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
-import { recordRefund } from '../../core/delivery/queries/refunds.ts'
+import { applyRefund } from '../../core/delivery/queries/refunds.ts'
 import { ConversionResponse } from './schema.ts'
 
 const Params = v.object({
@@ -29,7 +29,7 @@ const notFound = () => apiError(404, { message: 'Unknown key or source' })
  * POST /api/v1/conversions/:source/:api_key: a payment or automation webhook, authenticated by its own
  * signature (the cop_key in the path is public). Answered once stored; the worker delivers in the background.
  */
-export function addSourceRoute({ routes, sites, registry, conversions, config, prepared }: PluginContext, adapterVersion: string): void {
+export function addSourceRoute({ routes, sites, registry, conversions, config, prepared, hooks, logger }: PluginContext, adapterVersion: string): void {
   routes.add({
     method: 'POST',
     path: '/api/v1/conversions/:source/:api_key',
@@ -59,7 +59,7 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         // Anyone can post an unsigned body: only a verified one may mark a sale refunded.
         if (!verified) return { ...base, accepted: false, ignored: 'a refund must be signed; nothing was recorded', events: [], duration_ms: elapsed(started) }
         const { refund } = parsed
-        const outcome = await recordRefund(prepared, site.id, refund)
+        const outcome = await applyRefund({ prepared, hooks, logger }, site.id, refund)
         return { ...base, accepted: outcome !== 'unknown_order', events: [], refund: { order_id: refund.orderId, refund_id: refund.refundId, outcome }, duration_ms: elapsed(started) }
       }
 

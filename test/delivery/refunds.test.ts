@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordRefund } from '../../core/delivery/queries/refunds.ts'
+import type { RefundedConversion } from '../../core/hooks.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { getPage, insertConversions, sqlOf } from '../export/support.ts'
 
@@ -16,7 +17,7 @@ async function storeOrder(orderId: string, value: number | null, trust = 'truste
 const marks = (orderId: string) => sql<{ trust: string, refunded_at: Date | null, refunded_value: number | null, refund_ids: string[] | null }[]>(
   `select trust, refunded_at, refunded_value, refund_ids from conversions where order_id = ? order by trust desc`, [orderId])
 const refund = (orderId: string, refundId: string, amount?: number, at = new Date('2026-11-20T10:00:00Z')) =>
-  recordRefund(app.dcgate.context.prepared, 'demo', { orderId, refundId, amount, at })
+  recordRefund(app.dcgate.context.prepared, 'demo', { orderId, refundId, amount, at }).then((recorded) => recorded.outcome)
 
 let key: string
 const SECRET = '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'
@@ -119,5 +120,31 @@ describe('a Shopify refunds/create webhook', () => {
     const response = await postShopify('refunds/create', fixture('shopify-refunds-create.json').replaceAll('820982911946154508', '820982911946150000'))
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ accepted: false, refund: { outcome: 'unknown_order' } })
+  })
+})
+
+describe('the conversion:refunded hook', () => {
+  it('is called once per applied refund with the conversions marked, not for a retry, and a failing listener changes no answer', async () => {
+    const heard: RefundedConversion[] = []
+    const { hooks } = app.dcgate.context
+    const unhookHeard = hooks.hook('conversion:refunded', (refund) => void heard.push(refund))
+    const unhookFailing = hooks.hook('conversion:refunded', () => { throw new Error('adjustment listener failed') })
+    try {
+      expect((await postShopify('orders/paid', fixture('shopify-orders-paid.json').replaceAll('820982911946154508', '820982911946150777'))).status).toBe(200)
+      const ids = (await sql<{ id: string }[]>('select id::text as id from conversions where order_id = ?', ['820982911946150777'])).map((r) => r.id)
+      const body = fixture('shopify-refunds-create.json').replaceAll('820982911946154508', '820982911946150777').replaceAll('509562969', '509562977')
+      const first = await postShopify('refunds/create', body)
+      expect(first.status).toBe(200)
+      expect(await first.json()).toMatchObject({ refund: { outcome: 'applied' } })
+      const retried = await postShopify('refunds/create', body)
+      expect(await retried.json()).toMatchObject({ refund: { outcome: 'repeat' } })
+      expect(heard).toHaveLength(1)
+      expect(heard[0]).toMatchObject({ siteId: 'demo', orderId: '820982911946150777', refundId: 'refund-509562977', amount: 89.99 })
+      expect(heard[0]!.conversionIds.sort()).toEqual(ids.sort())
+    }
+    finally {
+      unhookHeard()
+      unhookFailing()
+    }
   })
 })

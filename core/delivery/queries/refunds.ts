@@ -2,7 +2,9 @@
  * Refunds and cancellations (issue 18): a shop or payment provider says an order was refunded, in part or in full,
  * or cancelled. The conversions of that order are marked; a purchase is never deleted or re-sent.
  */
+import type { ConsolaInstance } from 'consola'
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+import { callHookSafe, type DcgateHookable } from '../../hooks.ts'
 
 /** One refund or cancellation, as a source's map reads it from the webhook. */
 export interface RefundRecord {
@@ -21,6 +23,12 @@ export interface RefundRecord {
 /** `applied`: counted now; `repeat`: this refund id was already counted; `unknown_order`: no conversion of the site has that order id. */
 export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
 
+/** What recording a refund did: its outcome and the conversions it marked now (none for a repeat or an unknown order). */
+export interface RecordedRefund {
+  outcome: RefundOutcome
+  conversionIds: string[]
+}
+
 /**
  * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time, $6 the amount's
  * currency or null. Marks every
@@ -28,10 +36,10 @@ export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
  * the same order: the export folds them to one row and may show either), once per refund id. The amount refunded
  * so far grows by each refund, never beyond the conversion's value; a refund without an amount refunds the whole
  * value; an amount in a currency other than the conversion's adds nothing (the refund is still recorded and dated).
- * `refunded_at` keeps the first refund's time. Answers how many rows the order has and how many were marked.
+ * `refunded_at` keeps the first refund's time. Answers how many rows the order has and the ids of those marked now.
  */
 const RECORD_REFUND: PreparedStatement = {
-  name: 'dcgate_record_refund_v2',
+  name: 'dcgate_record_refund_v3',
   reusePlan: false,
   text: `with matched as (
       select id from conversions where site_id = $1 and order_id = $2
@@ -47,15 +55,36 @@ const RECORD_REFUND: PreparedStatement = {
       where c.id = m.id and not ($3::text = any(coalesce(c.refund_ids, '{}'::text[])))
       returning c.id
     )
-    select (select count(*) from matched)::int as matched, (select count(*) from marked)::int as marked`,
+    select (select count(*) from matched)::int as matched, (select coalesce(array_agg(id::text), '{}') from marked) as marked`,
 }
 
 /** Records one refund or cancellation against the site's conversions of its order. Idempotent per refund id. */
-export async function recordRefund(prepared: RunPrepared, siteId: string, refund: RefundRecord): Promise<RefundOutcome> {
-  const amount = refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : null
-  const [row] = await prepared<{ matched: number, marked: number }>(RECORD_REFUND, [
+export async function recordRefund(prepared: RunPrepared, siteId: string, refund: RefundRecord): Promise<RecordedRefund> {
+  const amount = amountOf(refund) ?? null
+  const [row] = await prepared<{ matched: number, marked: string[] }>(RECORD_REFUND, [
     siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(), refund.currency ?? null,
   ])
-  if (!row || row.matched === 0) return 'unknown_order'
-  return row.marked > 0 ? 'applied' : 'repeat'
+  if (!row || row.matched === 0) return { outcome: 'unknown_order', conversionIds: [] }
+  return row.marked.length > 0 ? { outcome: 'applied', conversionIds: row.marked } : { outcome: 'repeat', conversionIds: [] }
+}
+
+/** The refund's amount when it is one (a finite amount ≥ 0); otherwise the refund counts as the whole value. */
+const amountOf = (refund: RefundRecord): number | undefined =>
+  refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : undefined
+
+export interface RefundDeps { prepared: RunPrepared, hooks: DcgateHookable, logger: ConsolaInstance }
+
+/**
+ * Records a refund and, when it marked conversions now, tells `conversion:refunded` listeners (the platforms that
+ * take adjustments), once per refund: a repeat calls nothing. Listeners run isolated, so a failing one never
+ * changes the outcome.
+ */
+export async function applyRefund({ prepared, hooks, logger }: RefundDeps, siteId: string, refund: RefundRecord): Promise<RefundOutcome> {
+  const { outcome, conversionIds } = await recordRefund(prepared, siteId, refund)
+  if (outcome === 'applied') {
+    await callHookSafe(hooks, logger, 'conversion:refunded', {
+      siteId, orderId: refund.orderId, refundId: refund.refundId, amount: amountOf(refund), currency: refund.currency, at: refund.at, conversionIds,
+    })
+  }
+  return outcome
 }
