@@ -177,6 +177,8 @@ const SiteSchema = strict({
   )),
   /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
   firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),
+  /** Who may sign in to this site's dashboard with an emailed link (plugins/dashboard); the operator sees every site. */
+  members: v.optional(v.array(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an email address such as owner@shop.example'))), []),
 })
 
 /** A plugin given inline in the config (a definePlugin result) rather than by built-in name. */
