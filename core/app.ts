@@ -143,7 +143,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     scheduleDeliveryWorker(scheduler.schedule, outbox, config.delivery.workerIntervalMs, reportDelivery)
 
     const context: PluginContext = {
-      app, hooks, config, orm, prepared, storage, registry, routes, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
+      app, hooks, config, orm, prepared, storage, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
     }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from './config/schema.ts'
 import type { Registry } from './registry.ts'
 import type { RunPrepared } from './db/prepared.ts'
 import type { RouteTable } from './http/routes.ts'
+import type { KeyVerifier } from './auth/verifier.ts'
 import type { SiteDirectory } from './sites/directory.ts'
 import type { ConversionPipeline } from './delivery/pipeline.ts'
 import type { JobHandle, ScheduledJob } from './jobs/scheduler.ts'
@@ -24,6 +25,8 @@ export interface PluginContext {
   storage: Storage
   registry: Registry
   routes: RouteTable
+  /** Checks a private key (`dcp_…`) given some other way than x-dc-key, as the Segment-compatible intake's write key; cached like the guard's. */
+  keys: KeyVerifier
   sites: SiteDirectory
   /** Runs a hot statement as a prepared statement with bound parameters (core/db/prepared.ts). */
   prepared: RunPrepared
