@@ -18,6 +18,7 @@ import { Migration20261126001534 } from './Migration20261126001534.ts'
 import { Migration20261126010000 } from './Migration20261126010000.ts'
 import { Migration20261126013041 } from './Migration20261126013041.ts'
 import { Migration20261126013652 } from './Migration20261126013652.ts'
+import { Migration20261126024241 } from './Migration20261126024241.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -38,4 +39,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126010000', class: Migration20261126010000 },
   { name: 'Migration20261126013041', class: Migration20261126013041 },
   { name: 'Migration20261126013652', class: Migration20261126013652 },
+  { name: 'Migration20261126024241', class: Migration20261126024241 },
 ]

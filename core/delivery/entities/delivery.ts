@@ -3,10 +3,13 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 /**
  * One conversion at one platform: the transactional outbox. Written with the conversion, before the
  * first attempt; a worker claims due rows with a lease (`lockedUntil`), so a crash loses nothing.
+ * A refund of a delivered conversion is a row of its own (`kind` adjustment), sent, retried and reported the same way.
  */
 export const Delivery = defineEntity({
   name: 'Delivery',
   tableName: 'deliveries',
+  // A refund is written once per conversion and platform: a retried refund (or a second hook call) adds nothing.
+  uniques: [{ name: 'deliveries_refund_unique', properties: ['conversionId', 'provider', 'refundId'] }],
   indexes: [
     // The worker's claim: due rows of one platform account. Partial, so a row that ended leaves it, and the claim (which
     // changes no indexed column) can be a HOT update in the room the table's fillfactor leaves (migration 20261126…).
@@ -23,6 +26,14 @@ export const Delivery = defineEntity({
     conversionId: p.uuid(),
     siteId: p.string().length(64),
     provider: p.string().length(32),
+    /** `conversion`: the conversion itself; `adjustment`: a refund of it (core/delivery/adjust.ts). */
+    kind: p.string().length(16).default('conversion'),
+    /** An adjustment's refund id (the vendor's); null for a conversion row. */
+    refundId: p.string().length(255).nullable(),
+    /** What an adjustment tells the platform ({ type: retraction | restatement, at, value?, currency? }). */
+    adjustment: p.json<Record<string, unknown>>().nullable(),
+    /** Which rule shaped a sent request when it differs from the usual one (a lead qualified after the platform's window). */
+    note: p.text().nullable(),
     /** pending | retrying | sent | failed | skipped */
     status: p.string().length(16),
     attempts: p.integer().default(0),
