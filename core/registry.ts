@@ -113,7 +113,11 @@ export interface SourceRefund {
  * (answered 200, nothing stored).
  */
 export type SourceParseResult =
-  | { kind: 'conversions', conversions: SourceConversion[], sourceEventType: string }
+  | {
+    kind: 'conversions', conversions: SourceConversion[], sourceEventType: string
+    /** Refunds and cancellations the same body reports (a WooCommerce order lists its refunds): recorded after the conversions. */
+    refunds?: SourceRefund[]
+  }
   | { kind: 'refund', refund: SourceRefund, sourceEventType: string }
   | { kind: 'ignored', reason: string }
 
