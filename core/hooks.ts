@@ -33,6 +33,20 @@ export interface RefundedConversion {
   conversionIds: string[]
 }
 
+/**
+ * What `held:act` listeners see: a person chose "Release" or "Not a fit" for one held lead (the dashboard). The release
+ * plugin does it, as its release endpoint and `dcgate held drop` would, and sets `outcome`; with no listener it stays unset.
+ */
+export interface HeldLeadAction {
+  siteId: string
+  conversionId: string
+  action: 'release' | 'drop'
+  /** `not_held`: the lead was released, dropped or expired meanwhile, or is not the site's. */
+  outcome?: 'released' | 'dropped' | 'not_held'
+  /** Released: the conversions sent on their way (the person's other held ones for the same event go along). */
+  released?: number
+}
+
 /** What `capture:identify` listeners see (the capture plugin calls it; the email-risk plugin fills `risk`). */
 export interface IdentifyPayload {
   siteId: string
@@ -82,6 +96,8 @@ export interface DcgateHooks {
    * before its order is matched to the order). Called once per refund id; platforms that take adjustments listen.
    */
   'conversion:refunded': (refund: RefundedConversion) => HookResult
+  /** Release or drop one held lead (the dashboard's "Release" and "Not a fit"); the release plugin listens. */
+  'held:act': (request: HeldLeadAction) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
