@@ -24,14 +24,31 @@ export function listDeliveries(prepared: RunPrepared, siteId: string, status: st
   return prepared<Record<string, unknown>>(LIST_DELIVERIES, [siteId, status ?? null, limit])
 }
 
-/** $1 site, $2 one delivery id or null for every failed one. Sets failed deliveries due again, attempts from zero. */
-const REQUEUE_FAILED: PreparedStatement = {
-  name: 'dcgate_requeue_failed_v1',
-  reusePlan: false,
-  text: `update deliveries set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
-    where site_id = $1 and status = 'failed' and ($2::uuid is null or id = $2) returning id`,
+/** Which failed deliveries a replay takes; every field optional (the dashboard's filter). */
+export interface ReplayFilter {
+  provider?: string
+  event?: string
+  /** Created at or after this instant (ISO). */
+  from?: string
+  /** Created before this instant (ISO). */
+  to?: string
 }
 
-export async function requeueFailed(prepared: RunPrepared, siteId: string, id: string | undefined): Promise<string[]> {
-  return (await prepared<{ id: string }>(REQUEUE_FAILED, [siteId, id ?? null])).map((r) => r.id)
+/**
+ * $1 site, $2 one delivery id or null for every failed one, $3 platform, $4 event, $5/$6 created from/before (each null
+ * for any). Sets failed deliveries due again, attempts from zero.
+ */
+const REQUEUE_FAILED: PreparedStatement = {
+  name: 'dcgate_requeue_failed_v2',
+  reusePlan: false,
+  text: `update deliveries d set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
+    where d.site_id = $1 and d.status = 'failed' and ($2::uuid is null or d.id = $2) and ($3::text is null or d.provider = $3)
+      and ($4::text is null or exists (select 1 from conversions c where c.id = d.conversion_id and c.event = $4))
+      and d.created_at >= coalesce($5::timestamptz, '-infinity') and d.created_at < coalesce($6::timestamptz, 'infinity')
+    returning d.id`,
+}
+
+export async function requeueFailed(prepared: RunPrepared, siteId: string, id: string | undefined, filter: ReplayFilter = {}): Promise<string[]> {
+  const rows = await prepared<{ id: string }>(REQUEUE_FAILED, [siteId, id ?? null, filter.provider ?? null, filter.event ?? null, filter.from ?? null, filter.to ?? null])
+  return rows.map((r) => r.id)
 }
