@@ -1,6 +1,7 @@
 import { definePlugin } from '../../core/plugin.ts'
 import { CrmPollState } from './entities.ts'
 import { addHeldAdmin, holdWhenQualified, scheduleExpiry } from './held.ts'
+import { actOnHeldLeads } from './lead-action.ts'
 import { ReleaseOptions } from './options.ts'
 import { addReleaseRoute } from './route.ts'
 import { scheduleCrmPollers } from './scheduler.ts'
@@ -18,6 +19,7 @@ export default definePlugin({
     holdWhenQualified(ctx)
     addReleaseRoute(ctx, options)
     addHeldAdmin(ctx, options)
+    actOnHeldLeads(ctx, options)
     scheduleExpiry(ctx, options)
     scheduleCrmPollers(ctx, options)
   },

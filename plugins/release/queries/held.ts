@@ -53,6 +53,17 @@ export async function releaseHeldRows(
   return rows.map((r) => r.id)
 }
 
+/**
+ * $1 site, $2 conversion, $3 expiry in days. One lead still held and releasable: its event, and the email a release
+ * matches it by (the normalised email, or for an email that arrived hashed its SHA-256).
+ */
+const FIND_HELD = oneOff(`select event, held_email as email, identity ->> 'email' as email_hash from conversions
+  where site_id = $1 and id = $2 and state = 'held' and created_at > now() - make_interval(days => $3::int)`)
+
+export async function findHeld(prepared: RunPrepared, siteId: string, conversionId: string, expireAfterDays: number): Promise<{ event: string, email: string | null, email_hash: string | null } | undefined> {
+  return (await prepared<{ event: string, email: string | null, email_hash: string | null }>(FIND_HELD, [siteId, conversionId, expireAfterDays]))[0]
+}
+
 /** $1 expiry in days, $2 site, $3 state. A site's held conversions in one state, newest first (at most 500). */
 const LIST_HELD = oneOff(`select id, message_id, event, standard_event, held_email as email, value, currency, order_id, session_id, state as status,
     created_at, resolved_at, created_at + make_interval(days => $1::int) as expires_at
