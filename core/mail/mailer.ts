@@ -1,5 +1,6 @@
 import type { ConsolaInstance } from 'consola'
 import { createTransport } from 'nodemailer'
+import { escapeHtml } from '../http/escape-html.ts'
 import { canonicalEmail, emailKeyForm } from '../identity/email.ts'
 import { maskEmail } from './mask.ts'
 import { createOutbox, DEFAULT_OUTBOX_RETENTION_DAYS } from './outbox.ts'
@@ -92,13 +93,31 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance): Maile
     description: `outbox ${outbox.dir}`,
     async send(message) {
       const { to, fields } = recipient(message)
-      const info = await composer.sendMail({ from, ...fields })
+      const info = await composer.sendMail({ from, ...fields, ...readableParts(fields) })
       const file = await outbox.write(to, info.message as Buffer)
       logger.info(`mail "${message.subject}" to ${maskEmail(to)} written to ${file} (no mail.smtp configured)`)
       return { messageId: info.messageId, outboxFile: file }
     },
     ...outboxDuties,
     close: () => composer.close(),
+  }
+}
+
+/** Longest line RFC 5322 allows (998 characters before CRLF). */
+const MAX_LINE = 998
+
+/**
+ * The outbox's text part in 8bit rather than quoted-printable, so a link read with `cat` or `less` is whole and can be
+ * followed (quoted-printable breaks lines longer than 76 characters with `=` and writes `=` as `=3D`). The file is
+ * never sent: an 8bit part needs no SMTP extension here. The part can only be given whole inside a multipart message,
+ * so a text-only mail gets its text as a preformatted HTML alternative too. A line too long for 8bit keeps the default.
+ */
+function readableParts(message: Pick<MailMessage, 'text' | 'html'>): Pick<MailMessage, 'html'> & { text: string | { raw: string } } {
+  const { text } = message
+  if (text.split('\n').some((line) => Buffer.byteLength(line) > MAX_LINE)) return { text, html: message.html }
+  return {
+    text: { raw: `Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n${text.replace(/\r\n/g, '\n')}` },
+    html: message.html ?? `<!doctype html><meta charset="utf-8"><pre>${escapeHtml(text)}</pre>`,
   }
 }
 

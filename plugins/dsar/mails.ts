@@ -1,4 +1,5 @@
 import type { MailMessage } from '../../core/mail/mailer.ts'
+import { escapeHtml } from '../../core/http/escape-html.ts'
 
 /**
  * The confirmation mail: the single-use link to the confirmation page, the confirmation code, the status page.
@@ -45,6 +46,5 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body>${body}</body></html>`
 }
 
-export function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
+/** HTML escaping for the mails and the status page. */
+export const esc = escapeHtml

@@ -67,6 +67,18 @@ describe('createMailer', () => {
     expect(lines.join('\n')).not.toMatch(/reader@/i)
   })
 
+  it('writes the outbox text part so a long link reads whole (8bit, not quoted-printable)', async () => {
+    const dataDir = tempDir()
+    const { logger } = quiet()
+    const mailer = createMailer({ mail: { from: 'dcgate <no-reply@localhost>' }, dataDir }, logger)
+    const link = `http://localhost:3000/api/v1/dsar/confirm/${'Ab0_-'.repeat(12)}?site=demo&lang=en`
+    const sent = await mailer.send({ to: 'reader@example.com', subject: 'Confirm', text: `Hello Grüße,\n\nConfirm: ${link}\n`, html: `<p><a href="${link}">Confirm</a></p>` })
+    const eml = readFileSync(sent.outboxFile!, 'utf8')
+    expect(eml).toContain(`Confirm: ${link}\n`)
+    expect(eml).toContain('Hello Grüße,')
+    expect(eml).toMatch(/^Content-Transfer-Encoding: 8bit$/m)
+  })
+
   it('sends nothing to a recipient that is not one mailbox', async () => {
     const smtp = await startSmtp()
     const dataDir = tempDir()
