@@ -1,10 +1,11 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { apiError } from '../../core/http/errors.ts'
+import { FREE_EMAIL_CHECKS } from '../../core/sites/plans.ts'
 import { countChecks, ensureQuotaRow } from './queries.ts'
 
-/** Checks every site gets for free, for life (spec "Limits"). */
-export const FREE_CHECKS = 500
+/** Checks every site gets for free, for life (spec "Limits"; core/sites/plans.ts, which the dashboard shows too). */
+export const FREE_CHECKS = FREE_EMAIL_CHECKS
 /** A free site this far from its limit is counted without waiting for the database; closer, every check waits. */
 export const FREE_MARGIN = 50
 /** Counts granted without waiting are written within this long (one statement for every site). */
