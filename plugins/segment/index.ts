@@ -1,0 +1,67 @@
+import type { H3Event } from 'h3'
+import { definePlugin, type PluginContext } from '../../core/plugin.ts'
+import { apiError } from '../../core/http/errors.ts'
+import { MAX_MESSAGE_BYTES, takeMessages, type IntakeSummary } from './intake.ts'
+import { readSegmentBody } from './read-body.ts'
+import { siteOfWriteKey } from './write-key.ts'
+
+/** Segment's documented limit for one /v1/batch request (500 KB). */
+const MAX_BATCH_BYTES = 500 * 1024
+const SINGLE_TYPES = ['track', 'identify', 'page'] as const
+
+const AUTH_NOTE = 'Authenticated with HTTP Basic: the site\'s private key (dcp_…) as the username, an empty password (or the body\'s writeKey).'
+
+/**
+ * Segment's HTTP Tracking API, so @segment/analytics-node and RudderStack's Node SDK pointed at dcgate send
+ * conversions without code changes: POST /v1/track, /v1/identify, /v1/page and /v1/batch. See README.md.
+ */
+export default definePlugin({
+  name: 'segment',
+  setup(ctx) {
+    for (const type of SINGLE_TYPES) {
+      ctx.routes.add({
+        method: 'POST',
+        path: `/v1/${type}`,
+        auth: 'none',
+        summary: `Segment-compatible ${type}`,
+        description: `One Segment ${type} message (at most 32 KB). ${type === 'track' ? 'An event the site knows becomes a conversion, as on the automation route; others are answered 200 and ignored.' : 'Accepted and ignored.'} ${AUTH_NOTE}`,
+        tags: ['Segment-compatible intake'],
+        handler: async (event) => {
+          const { site, body } = await authenticated(ctx, event, MAX_MESSAGE_BYTES)
+          const summary = await takeMessages(site, [body], ctx.conversions, { type, receivedAt: new Date() })
+          // One message: refusing it is the request's answer (400, nothing stored), as the automation route does.
+          if (summary.rejected) throw apiError(400, { message: summary.errors![0]!.errors.join('; '), errors: summary.errors![0]!.errors })
+          return answered(ctx, site.id, summary)
+        },
+      })
+    }
+    ctx.routes.add({
+      method: 'POST',
+      path: '/v1/batch',
+      auth: 'none',
+      summary: 'Segment-compatible batch',
+      description: `Up to 500 KB of Segment messages in \`batch\`, each at most 32 KB, each taken or refused on its own: 200 with counts, and the refused messages under \`errors\`. ${AUTH_NOTE}`,
+      tags: ['Segment-compatible intake'],
+      handler: async (event) => {
+        const { site, body } = await authenticated(ctx, event, MAX_BATCH_BYTES)
+        if (!Array.isArray(body.batch)) throw apiError(400, { message: 'batch: must be an array of messages', errors: ['batch: must be an array of messages'] })
+        const summary = await takeMessages(site, body.batch, ctx.conversions, { batchSentAt: body.sentAt, receivedAt: new Date() })
+        return answered(ctx, site.id, summary)
+      },
+    })
+  },
+})
+
+async function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
+  const body = await readSegmentBody(event, limit)
+  const site = await siteOfWriteKey(event, body, ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: event.url.pathname }))
+  return { site, body }
+}
+
+/** Counts only in the log: no message content, no personal data. */
+function answered(ctx: PluginContext, siteId: string, summary: IntakeSummary): IntakeSummary {
+  const counts = `site ${siteId}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.ignored} ignored, ${summary.rejected} rejected`
+  if (summary.rejected) ctx.logger.warn(`Segment intake, ${counts}`)
+  else ctx.logger.debug(`Segment intake, ${counts}`)
+  return summary
+}
