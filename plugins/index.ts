@@ -5,6 +5,7 @@ import emailRiskPlugin from './email-risk/index.ts'
 import exportPlugin from './export/index.ts'
 import intakePlugin from './intake/index.ts'
 import releasePlugin from './release/index.ts'
+import segmentPlugin from './segment/index.ts'
 
 /** Built-in plugins by the name used in the config's `plugins` list; an explicit list, no discovery. */
 export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = {
@@ -14,4 +15,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = {
   export: exportPlugin,
   dsar: dsarPlugin,
   'email-risk': emailRiskPlugin,
+  segment: segmentPlugin,
 }
