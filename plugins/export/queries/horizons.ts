@@ -24,14 +24,14 @@ const WALK = 1000
  * delivery (pending or retrying) with nothing sent yet, so it cannot turn up behind a client that paged past it.
  */
 const DELIVERY_HORIZON: PreparedStatement = {
-  name: 'dcgate_export_delivery_horizon_v1',
+  name: 'dcgate_export_delivery_horizon_v2',
   text: `with walk as materialized (
       select d.created_at, d.conversion_id from deliveries d
-      where d.site_id = $2 and d.status in ('pending', 'retrying') and d.created_at > now() - make_interval(secs => $3::float8)
+      where d.site_id = $2 and d.status in ('pending', 'retrying') and d.kind = 'conversion' and d.created_at > now() - make_interval(secs => $3::float8)
       order by d.created_at limit ${WALK}
     )
     select ${sqlTime(`least(now() - make_interval(secs => $1::float8 / 1000), ${OLDEST_RUNNING},
-      (select min(w.created_at) from walk w where not exists (select 1 from deliveries s where s.conversion_id = w.conversion_id and s.status = 'sent')),
+      (select min(w.created_at) from walk w where not exists (select 1 from deliveries s where s.conversion_id = w.conversion_id and s.status = 'sent' and s.kind = 'conversion')),
       (select max(w.created_at) from walk w having count(*) >= ${WALK}))`)} as horizon`,
 }
 

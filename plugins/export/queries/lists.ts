@@ -25,8 +25,9 @@ function sqlPageOrder(time: string, id: string): string {
 
 /** Validated conversions, folded (docs/api/export.md, "Folding"); lists/conversions.ts says how. */
 export const CONVERSIONS_PAGE: PreparedStatement = {
-  name: 'dcgate_export_conversions_v3',
+  name: 'dcgate_export_conversions_v4',
   // Planned per call: its joins' best plan depends on how many deliveries and orders the site has.
+  // Only a conversion's own deliveries count (kind conversion): a refund told to a platform is a delivery row too.
   reusePlan: false,
   text: `select k.conversion_id as paging_id, c.id, true as validated, coalesce(c.standard_event, c.event) as event_name, r.provider,
       c.value, c.currency, c.order_id, c.country, c.consent = 'granted' as has_consent, f.refunded_at is not null as refunded, ${sqlTime('f.refunded_at')} as refunded_at,
@@ -34,13 +35,13 @@ export const CONVERSIONS_PAGE: PreparedStatement = {
       c.session_id, c.user_id, c.content_name, c.content_category, r.received as events_received
     from (
       select distinct d.created_at, d.conversion_id from deliveries d
-      where d.site_id = $1 and d.status = 'sent' and ${sqlPageRange('d.created_at', 'd.conversion_id')}
+      where d.site_id = $1 and d.status = 'sent' and d.kind = 'conversion' and ${sqlPageRange('d.created_at', 'd.conversion_id')}
       order by d.created_at, d.conversion_id
     ) k
     join conversions c on c.id = k.conversion_id
     cross join lateral (
       select s.id, s.provider, s.http_status, (count(*) over ())::int as received from deliveries s
-      where s.conversion_id = c.id and s.status = 'sent' order by s.sent_at nulls last, s.id limit 1
+      where s.conversion_id = c.id and s.status = 'sent' and s.kind = 'conversion' order by s.sent_at nulls last, s.id limit 1
     ) r
     -- A refund marks every conversion of its order (core/delivery/queries/refunds.ts); one stored after it is read from the order.
     cross join lateral (
@@ -50,7 +51,7 @@ export const CONVERSIONS_PAGE: PreparedStatement = {
       select 1 from conversions o
       where o.site_id = $1 and o.order_id = c.order_id and o.id <> c.id and not o.is_bot and o.consent <> 'denied'
         and (o.trust = 'trusted' or c.trust = 'public')
-        and exists (select 1 from deliveries od where od.conversion_id = o.id and od.status = 'sent'
+        and exists (select 1 from deliveries od where od.conversion_id = o.id and od.status = 'sent' and od.kind = 'conversion'
           and (od.created_at, od.conversion_id) < (k.created_at, k.conversion_id))))
     ${sqlPageOrder('k.created_at', 'k.conversion_id')}`,
 }
