@@ -1,0 +1,19 @@
+import { defineEntity, p } from '@mikro-orm/core'
+
+/**
+ * One dashboard action: who (the operator or a member's address), what, when, on which site (none for a sign-in).
+ * Written only by plugins/dashboard/queries/audit.ts; never updated or deleted by dcgate.
+ */
+export const DashboardAudit = defineEntity({
+  name: 'DashboardAudit',
+  tableName: 'dashboard_audit',
+  indexes: [{ properties: ['siteId', 'createdAt', 'id'] }, { properties: ['createdAt'] }],
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    siteId: p.string().length(64).nullable(),
+    actor: p.string().length(320),
+    action: p.string().length(100),
+    detail: p.string().length(1000).nullable(),
+    createdAt: p.datetime(6).defaultRaw('now()'),
+  },
+})

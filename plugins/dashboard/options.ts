@@ -1,0 +1,23 @@
+import * as v from 'valibot'
+import { strictOptions } from '../../core/index.ts'
+
+const Minutes = (min: number, max: number, fallback: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(max)), fallback)
+
+/** `dashboard` in the config (all optional). */
+export const DashboardOptions = strictOptions({
+  /** A signed-in session ends this long after sign-in. */
+  sessionHours: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(720)), 12),
+  /** An emailed sign-in link works this long, once. */
+  linkMinutes: Minutes(1, 60, 15),
+  /** Sign-in attempts (admin token or email link requests) one IP address may make per 15 minutes. */
+  signInsPerIp: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 10),
+  /** Sign-in links one email address may be sent per hour. */
+  linksPerEmail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 3),
+})
+
+export type DashboardOptions = v.InferOutput<typeof DashboardOptions>
+
+declare module '../../core/config/schema.ts' {
+  interface PluginSections { dashboard?: v.InferInput<typeof DashboardOptions> }
+  interface ResolvedPluginSections { dashboard: DashboardOptions }
+}

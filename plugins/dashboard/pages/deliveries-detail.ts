@@ -1,0 +1,41 @@
+/** One delivery: its state, the request as sent (rebuilt and redacted, deliveries-request.ts) and the platform's answer. */
+import { html, time } from '../html.ts'
+import type { PageContext, PageResult } from '../page.ts'
+import { findDelivery } from '../queries/deliveries.ts'
+import { rebuildRequest } from './deliveries-request.ts'
+import { filterQuery, type FilterFields } from './deliveries-filter.ts'
+import { reasonOf, retryForm } from './deliveries-parts.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+export async function renderDeliveryDetail(ctx: PageContext, id: string, fields: FilterFields): Promise<PageResult> {
+  const back = html`<p><a href="${ctx.href('deliveries')}${filterQuery(fields) ? `?${filterQuery(fields)}` : ''}">Back to the deliveries</a></p>`
+  const delivery = UUID.test(id) ? await findDelivery(ctx.plugin.prepared, ctx.site.id, id) : undefined
+  if (!delivery) return { title: 'Delivery not found', status: 404, body: html`<h1>Delivery not found</h1><p>This site has no delivery with that id.</p>${back}` }
+  const rebuilt = await rebuildRequest(ctx.plugin, ctx.site.id, delivery)
+  const row = (label: string, value: unknown) => html`<div><dt>${label}</dt><dd>${value ?? html`<span class="muted">–</span>`}</dd></div>`
+  return {
+    title: `Delivery to ${delivery.provider}`,
+    body: html`<h1>Delivery to ${delivery.provider}</h1>${back}
+<dl class="facts">${row('Event', delivery.event)}${row('Sent as', delivery.standard_event)}${row('Order id', delivery.order_id)}${row('Message id', delivery.message_id)}
+${row('Source', delivery.source)}${row('Value', delivery.value === null ? null : `${delivery.value} ${delivery.currency ?? ''}`)}
+${row('Platform', delivery.provider)}${row('Status', delivery.status)}${row('HTTP status', delivery.http_status)}${row('Attempts', delivery.attempts)}
+${row('Reason', reasonOf(delivery) || null)}${row('Created', time(delivery.created_at))}${row('Last change', time(delivery.updated_at))}
+${row('Sent', time(delivery.sent_at))}${delivery.status === 'retrying' || delivery.status === 'pending' ? row('Next attempt', time(delivery.next_attempt_at)) : ''}
+${row('Last attempt took', delivery.last_duration_ms === null ? null : `${delivery.last_duration_ms} ms`)}</dl>
+${delivery.status === 'failed' ? retryForm(ctx, delivery.id, fields, 'detail') : ''}
+<h2>The request as sent</h2>
+${'request' in rebuilt
+  ? html`<p class="muted">Rebuilt from the stored conversion by the ${delivery.provider} adapter, as the delivery worker builds it (the worker may have sent it
+in one request with other conversions). Personal data is hashed; credentials, the IP address and the user agent are shown as [redacted].</p>
+<p><code>${rebuilt.request.method} ${rebuilt.request.url}</code></p>
+<ul class="headers">${rebuilt.request.headers.map(([name, value]) => html`<li><code>${name}: ${value}</code></li>`)}</ul>
+<pre class="request-body" tabindex="0" aria-label="Request body">${rebuilt.request.body}</pre>`
+  : html`<p>${rebuilt.unavailable}</p>`}
+<h2>The platform's answer</h2>
+${delivery.http_status === null && !delivery.error
+  ? html`<p>No answer yet.</p>`
+  : html`<dl class="facts">${row('HTTP status', delivery.http_status)}${row(delivery.status === 'sent' ? 'Message' : 'Its message, or why dcgate did not send', delivery.error)}</dl>
+<p class="muted">dcgate keeps the status and the platform's message of the last attempt, not the whole answer.</p>`}`,
+  }
+}

@@ -1,0 +1,21 @@
+/** Pieces the delivery list and the detail view share: the Retry form and the reason a delivery was not sent. */
+import { csrfField, html, type Html } from '../html.ts'
+import type { PageContext } from '../page.ts'
+import type { DeliveryListRow } from '../queries/deliveries.ts'
+import type { FilterFields } from './deliveries-filter.ts'
+
+/** Hidden copies of the filter, so an action keeps the view it came from. */
+export function filterFields(fields: FilterFields): Html {
+  return html`${(['platform', 'status', 'event', 'from', 'to'] as const).map((name) => fields[name] ? html`<input type="hidden" name="${name}" value="${fields[name]}">` : '')}`
+}
+
+export function retryForm(ctx: PageContext, id: string, fields: FilterFields, back?: 'detail'): Html {
+  return html`<form method="post" action="${ctx.href('deliveries', 'retry')}" class="inline">${csrfField(ctx.csrf)}${filterFields(fields)}
+<input type="hidden" name="id" value="${id}">${back ? html`<input type="hidden" name="back" value="${back}">` : ''}<button type="submit" class="button small">Retry</button></form>`
+}
+
+/** Why a delivery was not sent: the platform's message or dcgate's reason; nothing for a sent one. */
+export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error'>): string {
+  return row.status === 'sent' ? '' : row.error ?? (row.status === 'pending' ? 'waiting for its first attempt' : '')
+}
+
