@@ -66,6 +66,8 @@ export interface ErrorContext {
   source: string
   /** Request path, when it happened while serving a request. */
   path?: string
+  /** The request's id (x-request-id), when LOG_FORMAT=json gives requests one. */
+  requestId?: string
 }
 
 /**
@@ -100,6 +102,8 @@ export interface DcgateHooks {
   'held:act': (request: HeldLeadAction) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
+  /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */
+  'metrics:collect': () => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */
   'error': (error: unknown, context: ErrorContext) => HookResult
 }
@@ -147,7 +151,10 @@ export async function callHookSafe<K extends keyof DcgateHooks>(
 /** Logs an error and hands it to the `error` hook; a failing `error` listener is only logged. */
 export async function reportError(hooks: DcgateHookable, logger: ConsolaInstance, raw: unknown, context: ErrorContext): Promise<void> {
   const error = toLoggable(raw)
-  logger.error(`[${context.source}]${context.path ? ` ${context.path}` : ''}`, error)
+  const message = `[${context.source}]${context.path ? ` ${context.path}` : ''}`
+  // As a log object, so the JSON reporter writes requestId as a field of its own (core/logger.ts).
+  if (context.requestId) logger.error({ args: [message, error], requestId: context.requestId })
+  else logger.error(message, error)
   try {
     await hooks.callHookParallel('error', error, context)
   }
