@@ -62,7 +62,7 @@ describe('@segment/analytics-node pointed at dcgate', () => {
   it('answers the same batch sent again with duplicates and delivers nothing new', async () => {
     const first = world.seen.find((r) => r.path === '/v1/batch')!
     const before = world.platforms.requestCount()
-    const response = await fetch(`${world.serverUrl}/v1/batch`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basicAuth(world.key) }, body: first.body })
+    const response = await fetch(`${world.serverUrl}/v1/batch`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basicAuth(world.key) }, body: new Uint8Array(first.body) })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ success: true, accepted: 0, duplicates: 1, ignored: 3, rejected: 0 })
     expect(await world.sql('select 1 from conversions')).toHaveLength(1)

@@ -55,7 +55,7 @@ export async function startSegmentWorld(): Promise<SegmentWorld> {
       if (dropped) toDrop--
       seen.push({ path: req.url ?? '', headers: req.headers, body, dropped })
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length', 'transfer-encoding'].includes(name)).map(([name, value]) => [name, String(value)]))
-      void fetch(`${serverUrl}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body, signal: AbortSignal.timeout(15_000) }).then(async (answer) => {
+      void fetch(`${serverUrl}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : new Uint8Array(body), signal: AbortSignal.timeout(15_000) }).then(async (answer) => {
         const text = await answer.text()
         // dcgate has answered (and stored what it took); the client never hears it.
         if (dropped) return void req.socket.destroy()
