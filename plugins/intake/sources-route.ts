@@ -13,14 +13,17 @@ const Params = v.object({
   api_key: v.pipe(v.string(), v.maxLength(128)),
 })
 
+const RefundAnswer = v.object({
+  order_id: v.string(),
+  refund_id: v.string(),
+  outcome: v.picklist(['applied', 'repeat', 'unknown_order']),
+})
+
 const SourceResponse = v.object({
   ...ConversionResponse.entries,
   ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
-  refund: v.optional(v.pipe(v.object({
-    order_id: v.string(),
-    refund_id: v.string(),
-    outcome: v.picklist(['applied', 'repeat', 'unknown_order']),
-  }), v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or an order dcgate has not stored (not kept)'))),
+  refund: v.optional(v.pipe(RefundAnswer, v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or an order dcgate has not stored (not kept)'))),
+  refunds: v.optional(v.pipe(v.array(RefundAnswer), v.description('The refunds and cancellations a body reported beside its conversions (a WooCommerce order lists its refunds), each recorded after the conversions'))),
 })
 
 const notFound = () => apiError(404, { message: 'Unknown key or source' })
@@ -58,9 +61,8 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
       if (parsed.kind === 'refund') {
         // Anyone can post an unsigned body: only a verified one may mark a sale refunded.
         if (!verified) return { ...base, accepted: false, ignored: 'a refund must be signed; nothing was recorded', events: [], duration_ms: elapsed(started) }
-        const { refund } = parsed
-        const outcome = await applyRefund({ prepared, hooks, logger }, site.id, refund)
-        return { ...base, accepted: outcome !== 'unknown_order', events: [], refund: { order_id: refund.orderId, refund_id: refund.refundId, outcome }, duration_ms: elapsed(started) }
+        const answer = await applyRefund({ prepared, hooks, logger }, site.id, parsed.refund)
+        return { ...base, accepted: answer.outcome !== 'unknown_order', events: [], refund: answer, duration_ms: elapsed(started) }
       }
 
       // One after another: a webhook carries few conversions, and the answer lists them in order.
@@ -70,7 +72,12 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
         events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background' }))
       }
-      return { ...base, events, duration_ms: elapsed(started) }
+      if (!parsed.refunds?.length) return { ...base, events, duration_ms: elapsed(started) }
+      // After the conversions, so a body that brings an order and its refunds finds the order stored.
+      if (!verified) return { ...base, events, ignored: 'refunds must be signed; none was recorded', duration_ms: elapsed(started) }
+      const refunds = []
+      for (const refund of parsed.refunds) refunds.push(await applyRefund({ prepared, hooks, logger }, site.id, refund))
+      return { ...base, events, refunds, duration_ms: elapsed(started) }
     },
   })
 }

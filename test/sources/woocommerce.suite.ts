@@ -120,7 +120,7 @@ testIntakeSource({
       })
 
       it('ignores orders that are not paid, each with its reason', () => {
-        for (const status of ['pending', 'on-hold', 'failed', 'cancelled', 'refunded', 'checkout-draft']) {
+        for (const status of ['pending', 'on-hold', 'failed', 'checkout-draft']) {
           expect(parse(withOrder({ status }))).toEqual({ kind: 'ignored', reason: `order 727 is ${status}, not paid (waiting for processing or completed)` })
         }
         expect(parse(withOrder({ date_paid: null, date_paid_gmt: null }))).toEqual({ kind: 'ignored', reason: 'order 727 is processing but has no date_paid yet' })
@@ -155,6 +155,40 @@ testIntakeSource({
           { key: 'ttclid', value: ['not', 'text'] },
           { key: '_billing_vat', value: 'GB123' },
         ])).toEqual({ gclid: 'from-checkout-field', msclkid: 'uet-cookie', fbc: 'fb.1.1763710000000.IwAR', customer_id: '26' })
+      })
+    })
+
+    describe('woocommerce: refunds and cancellations', () => {
+      const refundsOf = (body: string) => {
+        const parsed = parse(body)
+        if (parsed.kind !== 'conversions') throw new Error(`expected refunds, got ${parsed.kind}`)
+        return parsed
+      }
+      const at = new Date('2026-11-21T12:28:08Z')
+
+      it('reads each entry of refunds (WooCommerce lists them with a negative total) beside the paid order', () => {
+        const parsed = refundsOf(withOrder({ refunds: [{ id: 731, reason: 'Damaged', total: '-10.00' }, { id: 733, reason: '', total: '-2.35' }] }))
+        expect(parsed.conversions).toMatchObject([{ messageId: 'woocommerce-order-727', value: 29.35 }])
+        expect(parsed.refunds).toEqual([
+          { orderId: '727', refundId: 'refund-731', amount: 10, currency: 'USD', at },
+          { orderId: '727', refundId: 'refund-733', amount: 2.35, currency: 'USD', at },
+        ])
+        expect(refundsOf(ORDER).refunds).toBeUndefined()
+      })
+
+      it('takes the whole order back when it is refunded, or cancelled after it was paid; a never-paid cancellation records nothing', () => {
+        expect(refundsOf(withOrder({ status: 'refunded', refunds: [{ id: 740, reason: '', total: '-29.35' }] }))).toEqual({
+          kind: 'conversions', conversions: [], sourceEventType: 'order.updated',
+          refunds: [{ orderId: '727', refundId: 'refund-740', amount: 29.35, currency: 'USD', at }, { orderId: '727', refundId: 'status-refunded', at }],
+        })
+        expect(refundsOf(withOrder({ status: 'cancelled' })).refunds).toEqual([{ orderId: '727', refundId: 'status-cancelled', at }])
+        expect(parse(withOrder({ status: 'cancelled', date_paid: null, date_paid_gmt: null }))).toEqual({ kind: 'ignored', reason: 'order 727 is cancelled and was never paid: nothing to take back' })
+      })
+
+      it('refuses a refunds entry that is not one, naming it', () => {
+        for (const refunds of [[{ id: 731 }], [{ id: 731, total: 'ten' }], ['731'], [{ id: 'x'.repeat(300), total: '-1.00' }], [{ id: null, total: '-1.00' }], { id: 731 }]) {
+          expect(() => parse(withOrder({ refunds }))).toThrow(/refunds/)
+        }
       })
     })
 

@@ -6,6 +6,7 @@ import { eventSchema, secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
 import { requiredIdAt } from '../fields.ts'
 import { renewalOf, toWooConversion, unpaidReason } from './map.ts'
+import { ENDED_STATUSES, toWooRefunds } from './refund.ts'
 
 const SIGNATURE_HEADER = ['X-WC-Webhook-Signature'] as const
 const TOPIC_HEADER = ['X-WC-Webhook-Topic'] as const
@@ -31,7 +32,10 @@ export function isPing(raw: Uint8Array, headers: Headers): boolean {
   return headerValue(headers, SIGNATURE_HEADER) === undefined && raw.length <= 40 && /^webhook_id=\d+$/.test(Buffer.from(raw).toString('latin1'))
 }
 
-/** WooCommerce order webhooks: one payment-confirmed conversion per paid order (renewals apart). Setup and decisions: README.md. */
+/**
+ * WooCommerce order webhooks: one payment-confirmed conversion per paid order (renewals apart), and the refunds and
+ * cancellations an order reports. Setup and decisions: README.md.
+ */
 export default defineIntakeSource<WooCommerceOptions>({
   name: 'woocommerce',
   options,
@@ -58,8 +62,16 @@ export default defineIntakeSource<WooCommerceOptions>({
     if (renews && !renewals) {
       return { kind: 'ignored', reason: `order ${id} renews subscription ${renews} (WooCommerce Subscriptions): renewals are not recorded (set sources.woocommerce.renewals.event to record them as their own event)` }
     }
+    // Refunds (partial ones listed in `refunds`) and a refunded or cancelled status mark the stored order.
+    const refunds = toWooRefunds(order, id)
+    if (ENDED_STATUSES.has(String(order.status))) {
+      return refunds.length > 0
+        ? { kind: 'conversions', conversions: [], refunds, sourceEventType: topic }
+        : { kind: 'ignored', reason: `order ${id} is cancelled and was never paid: nothing to take back` }
+    }
     const unpaid = unpaidReason(order, id)
     if (unpaid) return { kind: 'ignored', reason: unpaid }
-    return { kind: 'conversions', conversions: [toWooConversion(order, renews && renewals ? renewals.event : event)], sourceEventType: topic }
+    const conversions = [toWooConversion(order, renews && renewals ? renewals.event : event)]
+    return refunds.length > 0 ? { kind: 'conversions', conversions, refunds, sourceEventType: topic } : { kind: 'conversions', conversions, sourceEventType: topic }
   },
 })

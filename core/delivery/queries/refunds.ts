@@ -72,6 +72,9 @@ export async function recordRefund(prepared: RunPrepared, siteId: string, refund
 const amountOf = (refund: RefundRecord): number | undefined =>
   refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : undefined
 
+/** How the source route answers one refund. */
+export interface RefundAnswer { order_id: string, refund_id: string, outcome: RefundOutcome }
+
 export interface RefundDeps { prepared: RunPrepared, hooks: DcgateHookable, logger: ConsolaInstance }
 
 /**
@@ -79,12 +82,12 @@ export interface RefundDeps { prepared: RunPrepared, hooks: DcgateHookable, logg
  * take adjustments), once per refund: a repeat calls nothing. Listeners run isolated, so a failing one never
  * changes the outcome.
  */
-export async function applyRefund({ prepared, hooks, logger }: RefundDeps, siteId: string, refund: RefundRecord): Promise<RefundOutcome> {
+export async function applyRefund({ prepared, hooks, logger }: RefundDeps, siteId: string, refund: RefundRecord): Promise<RefundAnswer> {
   const { outcome, conversionIds } = await recordRefund(prepared, siteId, refund)
   if (outcome === 'applied') {
     await callHookSafe(hooks, logger, 'conversion:refunded', {
       siteId, orderId: refund.orderId, refundId: refund.refundId, amount: amountOf(refund), currency: refund.currency, at: refund.at, conversionIds,
     })
   }
-  return outcome
+  return { order_id: refund.orderId, refund_id: refund.refundId, outcome }
 }

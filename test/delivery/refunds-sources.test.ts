@@ -1,0 +1,86 @@
+import { createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { getPage } from '../export/support.ts'
+
+/** Refund webhooks of WooCommerce, Stripe and the automation tools, end to end: signed body in, export out. */
+let app: TestApp
+let key: string
+const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${name}`, import.meta.url), 'utf8')
+const copKey = () => app.dcgate.context.sites.byId('demo')!.copKey
+
+const WOO_SECRET = 'Xq4v9LkT2mWp8RzN6cYb3HfJ'
+
+beforeAll(async () => {
+  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { woocommerce: { secret: WOO_SECRET } } }] })
+  key = await app.createKey('demo')
+})
+afterAll(async () => {
+  await app?.close()
+})
+
+/** A platform's answer, as the worker would record it (this site has no destinations): the export lists sent conversions. */
+async function markSent(orderId: string): Promise<void> {
+  await sql(`insert into deliveries (id, conversion_id, site_id, provider, status, attempts, http_status, sent_at, created_at, next_attempt_at, updated_at)
+    select gen_random_uuid(), id, site_id, 'meta', 'sent', 1, 200, now(), '2026-11-21T07:30:05Z', now(), now() from conversions where order_id = ? and site_id = 'demo'`, [orderId])
+}
+const exportedOrder = async (orderId: string) =>
+  ((await getPage(app, key, '/api/v1/export/conversions', {})).body.data as Record<string, unknown>[]).find((r) => r.order_id === orderId)
+const marks = (orderId: string) => sql<{ refunded_value: number | null, refund_ids: string[] | null }[]>(
+  'select refunded_value, refund_ids from conversions where order_id = ?', [orderId])
+
+/** Posts a body as WooCommerce's WC_Webhook::deliver does: topic headers and base64 HMAC-SHA256 of the raw bytes. */
+function postWoo(raw: string, topic = 'order.updated', secret = WOO_SECRET) {
+  return app.request(`/api/v1/conversions/woocommerce/${copKey()}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', 'user-agent': 'WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)', 'x-wc-webhook-topic': topic,
+      'x-wc-webhook-resource': 'order', 'x-wc-webhook-event': topic.split('.')[1]!, 'x-wc-webhook-id': '12', 'x-wc-webhook-delivery-id': crypto.randomUUID(),
+      'x-wc-webhook-signature': createHmac('sha256', secret).update(raw).digest('base64'),
+    },
+    body: raw,
+  })
+}
+const wooOrder = (changes: Record<string, unknown>) => JSON.stringify({ ...JSON.parse(fixture('woocommerce-order-paid.json')) as object, ...changes })
+
+describe('WooCommerce order.updated with refunds', () => {
+  it('a partial refund turns the exported order refunded with its amount; a retry counts once; the refunded status takes the rest', async () => {
+    expect((await postWoo(fixture('woocommerce-order-paid.json'), 'order.created')).status).toBe(200)
+    await markSent('727')
+    expect(await exportedOrder('727')).toMatchObject({ refunded: false, refunded_at: null, value: 29.35 })
+
+    const partial = wooOrder({ date_modified_gmt: '2026-11-23T09:15:00', refunds: [{ id: 741, reason: 'One item damaged', total: '-10.00' }] })
+    const response = await postWoo(partial)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ accepted: true, refunds: [{ order_id: '727', refund_id: 'refund-741', outcome: 'applied' }] })
+    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z', value: 29.35 })
+
+    expect(await (await postWoo(partial)).json()).toMatchObject({ refunds: [{ refund_id: 'refund-741', outcome: 'repeat' }] })
+    expect(await marks('727')).toEqual([{ refunded_value: 10, refund_ids: ['refund-741'] }])
+
+    const refunded = wooOrder({ status: 'refunded', date_modified_gmt: '2026-11-24T10:00:00', refunds: [{ id: 742, reason: '', total: '-19.35' }, { id: 741, reason: 'One item damaged', total: '-10.00' }] })
+    expect(await (await postWoo(refunded)).json()).toMatchObject({
+      events: [], refunds: [{ refund_id: 'refund-742', outcome: 'applied' }, { refund_id: 'refund-741', outcome: 'repeat' }, { refund_id: 'status-refunded', outcome: 'applied' }],
+    })
+    expect(await marks('727')).toEqual([{ refunded_value: 29.35, refund_ids: ['refund-741', 'refund-742', 'status-refunded'] }])
+    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z' })
+  })
+
+  it('a refund signed with another secret answers 401 and records nothing', async () => {
+    const response = await postWoo(wooOrder({ id: 727, refunds: [{ id: 799, reason: '', total: '-1.00' }] }), 'order.updated', 'not-the-shop-secret-at-all')
+    expect(response.status).toBe(401)
+    expect((await marks('727'))[0]!.refund_ids).not.toContain('refund-799')
+  })
+
+  it('hostile refunds entries get 422, never 500, and record nothing', async () => {
+    // NUL is removed and a lone surrogate becomes U+FFFD before parsing (docs/api/errors.md): what is left is still refused.
+    for (const refunds of [[{ id: 'x'.repeat(5000), total: '-1.00' }], [{ id: 750, total: '-1.00\u0000; drop table conversions' }], [{ id: 751, total: { $gt: 0 } }], [{ id: '\ud800', total: '-1.00' }], 'refunds']) {
+      const response = await postWoo(wooOrder({ refunds }))
+      expect(response.status).toBe(422)
+      expect(await response.json()).toMatchObject({ code: 'INVALID_WEBHOOK' })
+    }
+    expect((await marks('727'))[0]!.refund_ids).toEqual(['refund-741', 'refund-742', 'status-refunded'])
+  })
+})
