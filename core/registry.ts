@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
+import type { AdjustmentEvent, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
 
@@ -19,6 +19,8 @@ export interface AdPlatformDefinition<O = unknown> {
   kind: 'ad-platform'
   /** Stable name; also the key under `sites[].destinations`. */
   name: string
+  /** The platform as people call it ("Meta", "Google Ads"), for the delivery report; default `name`. */
+  label?: string
   /** The vendor API version this adapter speaks, pinned in its version.ts. */
   apiVersion: string
   /** Must accept a `baseUrl` (contract): a proxy or a fake server can stand in for the platform. */
@@ -40,6 +42,32 @@ export interface AdPlatformDefinition<O = unknown> {
   toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
   /** Pure: one outcome per event, in order; classifies success, partial failure, auth, rate limit, server error. */
   parseResponse: (response: PlatformResponse, events: readonly ConversionEvent[]) => DeliveryOutcome[]
+  /**
+   * How the platform takes refunds of conversions it received (core/delivery/adjust.ts). Absent when its current API
+   * documents none: a refund is then recorded skipped, "not supported by <label>".
+   */
+  adjustments?: AdjustmentSupport<O>
+  /**
+   * How a held lead released after `maxEventAgeDays` is sent, in the report's words (Meta: "as a CRM-qualified lead
+   * (action_source system_generated)"). Absent: with the qualification time as event time, which every platform takes.
+   */
+  lateLeadRule?: string
+}
+
+/** A platform's refund upload: its own endpoint, limits and mapping, sent through the same outbox as conversions. */
+export interface AdjustmentSupport<O> {
+  maxBatchSize: number
+  maxRequestsPerSecond?: number
+  /** Oldest conversion the platform still adjusts, in days (Google: 54). */
+  maxConversionAgeDays: number
+  /** Headers for the adjustment call, when they differ from the conversions' (another API, another scope). */
+  authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /** Pure: why this refund cannot be told (e.g. the conversion's event has no conversion action). */
+  skipReason?: (item: AdjustmentEvent, options: O) => string | undefined
+  /** Pure: the refunds (at most maxBatchSize) as one platform request. */
+  toRequest: (items: readonly AdjustmentEvent[], options: O) => PlatformRequest
+  /** Pure: one outcome per refund, in order. */
+  parseResponse: (response: PlatformResponse, items: readonly AdjustmentEvent[]) => DeliveryOutcome[]
 }
 
 /**
