@@ -1,5 +1,6 @@
 import type { PluginDefinition } from '../core/plugin.ts'
 import capturePlugin from './capture/index.ts'
+import dashboardPlugin from './dashboard/index.ts'
 import dsarPlugin from './dsar/index.ts'
 import emailRiskPlugin from './email-risk/index.ts'
 import exportPlugin from './export/index.ts'
@@ -16,4 +17,5 @@ export const builtInPlugins: Readonly<Record<string, PluginDefinition>> = {
   dsar: dsarPlugin,
   'email-risk': emailRiskPlugin,
   segment: segmentPlugin,
+  dashboard: dashboardPlugin,
 }
