@@ -130,6 +130,11 @@ export interface SourceConversion extends ConversionInput {
 export interface SourceRefund {
   orderId: string
   refundId: string
+  /**
+   * The purchase's messageId, when the vendor's refund names the payment rather than the shop's order (a Stripe
+   * refund names its PaymentIntent): conversions with this messageId are marked too, whatever order id they carry.
+   */
+  messageId?: string
   /** What this refund returned, in `currency`; absent for a cancellation or a full refund (the whole value). */
   amount?: number
   currency?: string
