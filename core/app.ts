@@ -3,7 +3,7 @@ import { H3, type H3Event, HTTPError } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import type { Storage } from 'unstorage'
 import type { ResolvedConfig } from './config/schema.ts'
-import { createLogger, isDebug, withoutPersonalData } from './logger.ts'
+import { createLogger, withoutPersonalData } from './logger.ts'
 import { callHookSafe, createDcgateHooks, reportError, type DcgateHookable, type DcgateHooks, type ErrorContext } from './hooks.ts'
 import { resolvePlugins, runPlugins, type PluginCatalog, type PluginContext, type PluginDefinition } from './plugin.ts'
 import { createRegistry, type AnyDefinition } from './registry.ts'
@@ -26,6 +26,11 @@ import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
 import { scheduleDeliveryWorker } from './delivery/worker.ts'
 import { createScheduler } from './jobs/scheduler.ts'
+import { createRequestObserver } from './metrics/http.ts'
+import { countingConversions } from './metrics/observe.ts'
+import { createReadiness, type Readiness } from './metrics/readiness.ts'
+import { installMetricsRoutes } from './metrics/routes.ts'
+import { REQUEST_ID_HEADER } from './http/request-id.ts'
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -70,7 +75,9 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const storage = createDcgateStorage(config.storage, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
   let peerLock: PeerLock | undefined
+  let readiness: Readiness | undefined
   const close = once(async () => {
+    readiness?.markStopping() // first: /readyz answers 503 while the rest closes
     await callHookSafe(hooks, logger, 'app:close')
     await storage.dispose().catch((error: unknown) => logger.warn('closing storage failed', error))
     await peerLock?.close()
@@ -103,15 +110,15 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const sites = await syncSites(orm, config.sites, logger)
     const prepared = await createPreparedRunner(orm)
 
-    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname })
+    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname, requestId: event?.context.requestId })
     const app = new H3({
       silent: true,
       onError: async (error, event) => {
         if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
         return jsonResponse(error.status, errorBody(error), withAnswerHeaders(error.headers, event))
       },
-      // One debug line per request, errors included; only at debug level, so the hot path stays lean.
-      ...(isDebug(logger) ? requestLogging(logger) : {}),
+      // Metrics by route and status for every answer, errors included; a request id with LOG_FORMAT=json; a debug line.
+      ...createRequestObserver(logger),
     })
     app.use(declaredBodyLimit(config.server.bodyLimit))
 
@@ -130,11 +137,13 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
     installDeliveryRoutes(routes, prepared, sites)
+    readiness = createReadiness(prepared)
+    installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
     const outbox = createOutbox({ siteIds: config.sites.map((site) => site.id), prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
-    const conversions = createConversionPipeline({ prepared, registry, outbox, hooks, logger })
+    const conversions = countingConversions(createConversionPipeline({ prepared, registry, outbox, hooks, logger }))
     const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
     const scheduler = createScheduler({ prepared, report: reportSafe })
     // Registered before any plugin's: jobs start once every setup has run, and stop before plugins close.
@@ -148,6 +157,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))
     await hooks.callHook('app:ready')
+    // Ready once every plugin's setup ran (capture replayed its journal there).
+    readiness.markBooted()
     return { app, config, hooks, storage, database, plugins, context, adminToken, close }
   }
   catch (error) {
@@ -162,21 +173,12 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
  */
 function withAnswerHeaders(headers: Headers | undefined, event: H3Event | undefined): Headers | undefined {
   const kept = event?.context.answerHeaders
-  if (!kept?.length) return headers
+  const requestId = event?.context.requestId
+  if (!kept?.length && !requestId) return headers
   const merged = new Headers(headers)
-  for (const [name, value] of kept) merged.set(name, value)
+  for (const [name, value] of kept ?? []) merged.set(name, value)
+  if (requestId) merged.set(REQUEST_ID_HEADER, requestId)
   return merged
-}
-
-function requestLogging(logger: ConsolaInstance) {
-  const started = new WeakMap<H3Event, number>()
-  return {
-    onRequest: (event: H3Event) => void started.set(event, performance.now()),
-    onResponse: (response: Response, event: H3Event) => {
-      const ms = performance.now() - (started.get(event) ?? performance.now())
-      logger.debug(`${event.req.method} ${event.url.pathname} ${response.status} ${ms.toFixed(1)}ms`)
-    },
-  }
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

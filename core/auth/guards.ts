@@ -49,20 +49,29 @@ export function createKeyGuard(verifier: KeyVerifier, onFailure: (error: unknown
  * server.trustProxy says, so a reverse proxy on this host does not open the admin API to the internet.
  */
 export function createAdminGuard(token: string, options: { allowRemote: boolean }): Middleware {
-  const expected = digest(token)
+  const hasToken = createAdminTokenCheck(token)
   return (event) => {
     if (!options.allowRemote && !isLocal(event)) {
       throw apiError(403, { message: 'The admin API answers on loopback only (set admin.allowRemote to change this)' })
     }
+    if (!hasToken(event)) throw apiError(401, { message: 'Missing or wrong admin token' })
+  }
+}
+
+/** Whether the request carries the admin token as a bearer token (compared in constant time). */
+export function createAdminTokenCheck(token: string): (event: H3Event) => boolean {
+  const expected = digest(token)
+  return (event) => {
     const header = event.req.headers.get('authorization') ?? ''
     const given = header.startsWith('Bearer ') ? header.slice(7).trim() : ''
-    if (!given || !timingSafeEqual(digest(given), expected)) throw apiError(401, { message: 'Missing or wrong admin token' })
+    return given !== '' && timingSafeEqual(digest(given), expected)
   }
 }
 
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
 
-function isLocal(event: H3Event): boolean {
+/** The TCP peer is loopback and no proxy relayed the request (a forwarding header makes it remote). */
+export function isLocal(event: H3Event): boolean {
   if (FORWARDING_HEADERS.some((name) => event.req.headers.has(name))) return false
   const peer = socketPeer(event)
   // No socket at all: the request was made in-process (app.request), which only this process can do.

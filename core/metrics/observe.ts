@@ -1,0 +1,21 @@
+import type { DeliveryOutcome } from '../delivery/types.ts'
+import { DUPLICATE } from '../delivery/answer.ts'
+import type { ConversionPipeline } from '../delivery/pipeline.ts'
+import { metrics } from './registry.ts'
+
+/** One platform call: each event's outcome, and the call's time. */
+export function observeDispatch(platform: string, result: { outcomes: readonly DeliveryOutcome[], durationMs: number }): void {
+  for (const outcome of result.outcomes) metrics.deliveries.inc({ platform, outcome: outcome.status })
+  metrics.deliveryDuration.observe({ platform }, result.durationMs / 1000)
+}
+
+/** The pipeline, counting each conversion it answers: accepted (stored) or a duplicate of a stored one. */
+export function countingConversions(pipeline: ConversionPipeline): ConversionPipeline {
+  return {
+    accept: async (site, input, meta) => {
+      const result = await pipeline.accept(site, input, meta)
+      metrics.conversions.inc({ source: meta.source, outcome: result.message === DUPLICATE ? 'duplicate' : 'accepted' })
+      return result
+    },
+  }
+}
