@@ -15,8 +15,8 @@ afterAll(async () => {
 })
 
 const ORDER_ID = 'ord-5001'
-const deliveries = (messageId: string) => world.sql<{ provider: string, status: string }[]>(
-  'select d.provider, d.status from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = ? order by d.provider', [messageId])
+const deliveries = (messageId: string) => world.sql<{ provider: string, status: string, error: string | null }[]>(
+  'select d.provider, d.status, d.error from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = ? order by d.provider', [messageId])
 
 describe('@segment/analytics-node pointed at dcgate', () => {
   it('delivers a Purchase to every platform exactly once when the answer to the first attempt is lost', async () => {
@@ -69,5 +69,27 @@ describe('@segment/analytics-node pointed at dcgate', () => {
     expect(await world.sql('select 1 from deliveries')).toHaveLength(8)
     expect(world.platforms.requestCount()).toBe(before)
     expect(world.platforms.acceptedCounts()).toEqual(Object.fromEntries(PLATFORMS.map((name) => [name, 1])))
+  })
+})
+
+describe("RudderStack's Node SDK pointed at dcgate", () => {
+  it('posts a gzipped /v1/batch with the write key as Basic username; its Purchase reaches every platform once', async () => {
+    const { default: RudderAnalytics } = await import('@rudderstack/rudder-sdk-node')
+    const seenBefore = world.seen.length
+    const client = new RudderAnalytics(world.key, { dataPlaneUrl: world.proxyUrl, flushAt: 20, flushInterval: 60_000, timeout: 10_000, logLevel: 'error' })
+    client.track({
+      userId: 'user-77', event: 'Order Completed',
+      properties: { order_id: 'rudder-9001', revenue: 42, currency: 'USD' },
+      // TikTok takes a website event only with its page URL.
+      context: { ip: '203.0.113.8', traits: { email: 'rudder.buyer@example.com' }, page: { url: 'https://shop.example/thanks' } },
+    })
+    await client.flush()
+    const request = world.seen.slice(seenBefore).find((r) => r.path === '/v1/batch')!
+    expect(request.headers['content-encoding']).toBe('gzip')
+    expect(request.headers.authorization).toBe(basicAuth(world.key))
+    const [conversion] = await world.sql<{ message_id: string, standard_event: string, source: string }[]>(`select message_id, standard_event, source from conversions where order_id = 'rudder-9001'`)
+    expect(conversion).toMatchObject({ standard_event: 'Purchase', source: 'segment' })
+    await expect.poll(async () => (await deliveries(conversion!.message_id)).filter((d) => d.status === 'sent').length, { timeout: 20_000 }).toBe(8)
+    expect(world.platforms.acceptedCounts()).toEqual(Object.fromEntries(PLATFORMS.map((name) => [name, 2])))
   })
 })
