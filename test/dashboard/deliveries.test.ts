@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { testPlatform } from '../delivery/test-platform.ts'
+import { startFakeServer, type FakeServer } from '../fakes/server.ts'
+import { builtInPlugins } from '../../plugins/index.ts'
+import dashboard from '../../plugins/dashboard/index.ts'
+import { signInAsMember, signInAsOperator, type PageClient } from './pages-client.ts'
+
+// The Deliveries page as a site owner uses it: the report with its filter, a delivery's request and answer, Retry.
+let app: TestApp
+let fake: FakeServer
+let operator: PageClient
+/** While set, the fake platform refuses every event with a 400 and this message. */
+let refusal: string | undefined = 'Invalid parameter: event_name'
+const page = (query = '') => operator.get(`/dashboard/sites/shop/deliveries${query}`)
+
+beforeAll(async () => {
+  fake = await startFakeServer((request) => refusal
+    ? { status: 400, body: { message: refusal } }
+    : { status: 200, body: { received: (JSON.parse(request.body) as { events: unknown[] }).events.length } })
+  app = await bootTestApp({
+    plugins: ['intake', 'dashboard'],
+    delivery: { workerIntervalMs: 25 },
+    sites: [
+      { id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'tok-secret-123456' } } },
+      { id: 'other', name: 'Other shop', members: ['owner@other.example'] },
+    ],
+  }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
+  const key = await app.createKey('shop')
+  for (const [messageId, event] of [['order-1', 'Purchase'], ['order-2', 'Purchase'], ['lead-1', 'Lead']] as const) {
+    const response = await app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key },
+      body: JSON.stringify({ event, messageId, properties: { value: 10, currency: 'EUR', order_id: messageId }, context: { traits: { email: 'ann@example.com' }, ip: '203.0.113.77', userAgent: 'Mozilla/5.0 TestBrowser' } }),
+    })
+    // 207: stored, and the inline attempt was refused by the platform.
+    expect(response.status).toBe(207)
+  }
+  await until(async () => (await deliveries()).every((d) => d.status === 'failed'))
+  operator = await signInAsOperator(app)
+}, 60_000)
+afterAll(async () => {
+  await app?.close()
+  await fake?.close()
+})
+
+const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+const deliveries = () => sql<{ id: string, status: string, message_id: string, attempts: number }[]>(
+  `select d.id, d.status, d.attempts, c.message_id from deliveries d join conversions c on c.id = d.conversion_id where d.site_id = 'shop' order by c.message_id`)
+
+async function until(condition: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** The table's rows as their cells' text. */
+function rows(html: string): string[][] {
+  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? ''
+  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '').trim()))
+}
+
+describe('Deliveries page', () => {
+  it('lists each delivery with event, order id, platform, status, HTTP status, attempts and why it was not sent', async () => {
+    const { status, text } = await page()
+    expect(status).toBe(200)
+    for (const header of ['Platform', 'Status', 'Reason', 'Event', 'Order id', 'HTTP status', 'Attempts']) expect(text).toContain(`<th scope="col">${header}</th>`)
+    const table = rows(text)
+    expect(table).toHaveLength(3)
+    expect(table.map((cells) => cells.slice(1, 8))).toEqual(expect.arrayContaining([
+      ['Purchase', 'order-1', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
+      ['Lead', 'lead-1', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
+    ]))
+    expect(text).toContain('<button type="submit" class="button small">Retry</button>')
+  })
+
+  it('filters by event, status, platform and day with a GET form', async () => {
+    expect(rows((await page('?event=Lead')).text).map((cells) => cells[2])).toEqual(['lead-1'])
+    expect(rows((await page('?status=sent')).text)).toEqual([])
+    expect(rows((await page('?status=failed&platform=testads')).text)).toHaveLength(3)
+    expect(rows((await page('?platform=meta')).text)).toEqual([])
+    expect(rows((await page('?from=2000-01-01&to=2000-01-02')).text)).toEqual([])
+    const today = new Date().toISOString().slice(0, 10)
+    expect(rows((await page(`?from=${today}&to=${today}`)).text)).toHaveLength(3)
+    expect(await page('?event=Lead')).toMatchObject({ text: expect.stringContaining('<input name="event" value="Lead"') })
+  })
+
+  it('answers a filter it cannot read with 400 and says which field', async () => {
+    expect(await page('?status=lost')).toMatchObject({ status: 400, text: expect.stringContaining('Status: one of') })
+    expect(await page('?from=2026-02-30')).toMatchObject({ status: 400, text: expect.stringContaining('From: a date') })
+    expect(await page('?platform=%3Cscript%3E')).toMatchObject({ status: 400, text: expect.not.stringContaining('<script>') })
+    expect((await page('?before=not-a-position')).status).toBe(400)
+    expect((await page(`?event=${'x'.repeat(300)}`)).status).toBe(400)
+  })
+
+  it('shows one delivery: the request rebuilt with hashes only and credentials, IP and user agent redacted, and the answer', async () => {
+    const [delivery] = (await deliveries()).filter((d) => d.message_id === 'order-1')
+    // IP and user agent are kept while a delivery is under way (cleared once every delivery ended): as then.
+    await sql(`update conversions set ip = '203.0.113.77', user_agent = 'Mozilla/5.0 TestBrowser' where message_id = 'order-1'`)
+    const { status, text } = await page(`?id=${delivery!.id}`)
+    expect(status).toBe(200)
+    expect(text).toContain('POST')
+    expect(text).toContain(`${fake.url}/v1/events`)
+    expect(text).toContain('authorization: [redacted]')
+    expect(text).not.toContain('tok-secret-123456')
+    expect(text).not.toContain('203.0.113.77')
+    expect(text).not.toContain('ann@example.com')
+    expect(text).toContain('&quot;ip&quot;: &quot;[redacted]&quot;')
+    expect(text).not.toContain('TestBrowser')
+    // The email as the platform gets it: SHA-256 of the normalised address.
+    expect(text).toMatch(/&quot;email&quot;: &quot;[0-9a-f]{64}&quot;/)
+    expect(text).toContain('Invalid parameter: event_name')
+    expect((await page('?id=00000000-0000-4000-8000-000000000000')).status).toBe(404)
+  })
+
+  it('Retry makes one failed delivery due again, and the platform receives it', async () => {
+    refusal = undefined
+    const [delivery] = (await deliveries()).filter((d) => d.message_id === 'order-1')
+    const before = fake.requests.length
+    const response = await operator.post('/dashboard/sites/shop/deliveries/retry', { id: delivery!.id })
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe('/dashboard/sites/shop/deliveries')
+    await until(async () => (await deliveries()).find((d) => d.id === delivery!.id)!.status === 'sent')
+    expect(fake.requests.slice(before).some((r) => r.body.includes('"id":"order-1"'))).toBe(true)
+    expect((await deliveries()).filter((d) => d.status === 'failed').map((d) => d.message_id)).toEqual(['lead-1', 'order-2'])
+    expect((await page()).text).toContain('The delivery is due again')
+    const audit = await sql<{ action: string, detail: string }[]>(`select action, detail from dashboard_audit where action = 'delivery.retry'`)
+    expect(audit).toEqual([expect.objectContaining({ detail: delivery!.id })])
+    // A delivery that is not failed any more cannot be retried.
+    const again = await operator.post('/dashboard/sites/shop/deliveries/retry', { id: delivery!.id })
+    expect(again.status).toBe(303)
+    expect((await page()).text).toContain('not failed')
+  })
+
+  it('Retry of everything failed in the filter retries only what the filter shows', async () => {
+    const response = await operator.post('/dashboard/sites/shop/deliveries/retry-failed', { event: 'Purchase', status: 'failed' })
+    expect(response.status).toBe(303)
+    expect(response.headers.get('location')).toBe('/dashboard/sites/shop/deliveries?status=failed&event=Purchase')
+    await until(async () => (await deliveries()).find((d) => d.message_id === 'order-2')!.status === 'sent')
+    expect((await deliveries()).find((d) => d.message_id === 'lead-1')!.status).toBe('failed')
+    expect((await page()).text).toContain('1 failed delivery is due again.')
+  })
+
+  it('refuses a Retry without the session\'s CSRF token', async () => {
+    const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
+    const forged = await operator.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id, csrf: 'forged' })
+    expect(forged.status).toBe(403)
+    expect((await deliveries()).find((d) => d.id === lead!.id)!.status).toBe('failed')
+  })
+
+  it('pages 50 at a time, newest first, with no row missed or repeated', async () => {
+    await sql(`insert into conversions (id, site_id, message_id, order_id, source, event, occurred_at, channel, confirmation, state, created_at)
+      select gen_random_uuid(), 'shop', 'paged-' || n, 'paged-' || n, 'automation', 'Paged', now(), 'web', 'confirmed', 'accepted', now() - interval '1 hour'
+      from generate_series(1, 120) n`)
+    await sql(`insert into deliveries (id, conversion_id, site_id, provider, status, error, created_at)
+      select gen_random_uuid(), c.id, 'shop', 'testads', 'skipped', 'test row', now() - interval '1 hour' from conversions c where c.message_id like 'paged-%'`)
+    const seen: string[] = []
+    let next = '?event=Paged'
+    for (let pages = 0; next && pages < 5; pages++) {
+      const { text } = await page(next)
+      const table = rows(text)
+      expect(table.length).toBeLessThanOrEqual(50)
+      seen.push(...table.map((cells) => cells[2]!))
+      next = /<a href="\/dashboard\/sites\/shop\/deliveries(\?[^"]+)">Older<\/a>/.exec(text)?.[1]?.replaceAll('&amp;', '&') ?? ''
+    }
+    expect(seen).toHaveLength(120)
+    expect(new Set(seen).size).toBe(120)
+  })
+
+  it('a member of another site gets 403', async () => {
+    const member = await signInAsMember(app, 'owner@other.example')
+    expect((await member.get('/dashboard/sites/shop/deliveries')).status).toBe(403)
+    const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
+    expect((await member.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })).status).toBe(403)
+    expect((await member.get('/dashboard/sites/other/deliveries')).status).toBe(200)
+  })
+})
