@@ -1,0 +1,114 @@
+import { execFile } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BIN, REPO_ROOT, tempDir } from '../helpers/server-process.ts'
+import { createClusterDatabase } from './services.ts'
+
+// docs/deployment.md promises that every command it shows is run by the cluster test or by this test. Each shell
+// line of the page must be listed below with how it is checked; a line added to the page without a check fails.
+const run = promisify(execFile)
+const DOC = readFileSync(join(REPO_ROOT, 'docs/deployment.md'), 'utf8')
+const CLUSTER_SOURCES = ['instances.ts', 'services.ts', 'three-instances.cluster.ts'].map((f) => readFileSync(join(REPO_ROOT, 'test/cluster', f), 'utf8')).join('\n')
+
+type Check =
+  /** Run here, with the page's paths pointed at a scratch copy and DATABASE_URL at a database of this run. */
+  | { run: true }
+  /** Changes the machine (users, systemd, /etc): its program must exist, and the files it names. */
+  | { exists: string }
+  /** The cluster test runs it: these words are in its source. */
+  | { cluster: string[] }
+
+const CHECKS: Record<string, Check> = {
+  'systemd-analyze verify docs/deployment/dcgate.service': { run: true },
+  'sudo useradd --system --home-dir /var/lib/dcgate --shell /usr/sbin/nologin dcgate': { exists: 'useradd' },
+  'sudo cp docs/deployment/dcgate.service /etc/systemd/system/dcgate.service': { exists: 'cp' },
+  'sudo systemctl daemon-reload': { exists: 'systemctl' },
+  'sudo systemctl enable --now dcgate': { exists: 'systemctl' },
+  'curl -fsS http://127.0.0.1:3000/readyz': { cluster: ['/readyz'] },
+  'caddy validate --config docs/deployment/Caddyfile --adapter caddyfile': { run: true },
+  'sudo cp docs/deployment/Caddyfile /etc/caddy/Caddyfile': { exists: 'cp' },
+  'sudo systemctl reload caddy': { exists: 'systemctl' },
+  'pg_dump --format=custom --file=dcgate.dump "$DATABASE_URL"': { run: true },
+  'pg_restore --clean --if-exists --no-owner --dbname="$DATABASE_URL" dcgate.dump': { run: true },
+  'tar -C /var/lib/dcgate -czf dcgate-data.tar.gz .': { run: true },
+  'npm ci --omit=dev': { exists: 'npm' },
+  'npx dcgate migrate': { run: true },
+  'sudo systemctl restart dcgate': { exists: 'systemctl' },
+  'caddy run --config docs/deployment/Caddyfile.cluster --adapter caddyfile': { cluster: ["'run', '--config', CLUSTER_CADDYFILE, '--adapter', 'caddyfile'", 'docs/deployment/Caddyfile.cluster'] },
+  'psql "$DATABASE_URL" -c \'show max_wal_size\'': { run: true },
+}
+
+/** Every line of the page's ```sh blocks, in order (comments and blank lines left out). */
+function shellLines(markdown: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)]
+    .flatMap((block) => block[1]!.split('\n'))
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'))
+}
+
+let scratch: string
+let dataDir: string
+let database: Awaited<ReturnType<typeof createClusterDatabase>> | undefined
+
+beforeAll(async () => {
+  if (!process.env.DATABASE_URL) throw new Error('The deployment doc test needs DATABASE_URL (it runs pg_dump, pg_restore and dcgate migrate)')
+  scratch = tempDir('dcgate-deploy-doc-')
+  dataDir = join(scratch, 'var-lib-dcgate')
+  mkdirSync(dataDir)
+  writeFileSync(join(dataDir, 'admin-token'), 'a-token-for-the-backup-test', { mode: 0o600 })
+  database = await createClusterDatabase(process.env.DATABASE_URL)
+})
+afterAll(async () => {
+  await database?.drop()
+  if (scratch) rmSync(scratch, { recursive: true, force: true })
+})
+
+/** The page's line as it runs here: its repo paths absolute, the data dir a scratch one, `npx dcgate` this checkout's. */
+function localised(line: string): string {
+  return line
+    .replaceAll('docs/deployment/', join(REPO_ROOT, 'docs/deployment/'))
+    .replaceAll('/var/lib/dcgate', dataDir)
+    .replace(/^npx dcgate /, `node ${BIN} `)
+}
+
+describe('docs/deployment.md', () => {
+  it('lists only commands this test or the cluster test checks, and every check is on the page', () => {
+    const lines = shellLines(DOC)
+    expect(lines.filter((line) => !(line in CHECKS))).toEqual([])
+    expect(Object.keys(CHECKS).filter((command) => !lines.includes(command))).toEqual([])
+  })
+
+  it('links every file under docs/deployment/', () => {
+    for (const file of readdirSync(join(REPO_ROOT, 'docs/deployment'))) expect(DOC).toContain(`(deployment/${file})`)
+  })
+
+  // In the page's order: migrate first, so the dump holds dcgate's tables and the restore puts them back.
+  it.each(Object.entries(CHECKS).filter(([, check]) => 'run' in check).map(([command]) => command).sort((a, b) => order(a) - order(b)))('runs: %s', async (command) => {
+    const result = await run('bash', ['-c', localised(command)], {
+      cwd: scratch, timeout: 120_000,
+      env: { ...process.env, DATABASE_URL: database!.url, DCGATE_DATA_DIR: dataDir, DCGATE_CONFIG: undefined, PORT: undefined },
+    }).catch((error: { code?: number, stdout?: string, stderr?: string }) => error)
+    expect(result, `${result.stdout ?? ''}${result.stderr ?? ''}`).not.toHaveProperty('code')
+    if (command.startsWith('pg_restore')) {
+      expect((await database!.query<{ n: number }>(`select count(*)::int as n from information_schema.tables where table_name = 'deliveries'`))[0]!.n).toBe(1)
+    }
+    if (command.startsWith('tar')) expect(existsSync(join(scratch, 'dcgate-data.tar.gz'))).toBe(true)
+    if (command.startsWith('psql')) expect(result.stdout).toMatch(/max_wal_size\s*-+\s*\d+[kMG]B/)
+  }, 150_000)
+
+  it.each(Object.entries(CHECKS).flatMap(([command, check]) => ('exists' in check ? [[command, check.exists]] : [])))('exists: %s', async (command, program) => {
+    await expect(run('bash', ['-c', `command -v ${program}`])).resolves.toBeTruthy()
+    for (const path of command.split(' ').filter((word) => word.startsWith('docs/'))) expect(existsSync(join(REPO_ROOT, path))).toBe(true)
+  })
+
+  it.each(Object.entries(CHECKS).flatMap(([command, check]) => ('cluster' in check ? [[command, check.cluster]] : [])))('the cluster test runs: %s', (_command, needles) => {
+    for (const needle of needles) expect(CLUSTER_SOURCES).toContain(needle)
+  })
+})
+
+/** migrate, then dump, then restore; the rest in any order. */
+function order(command: string): number {
+  return ['npx dcgate migrate', 'pg_dump', 'pg_restore'].findIndex((start) => command.startsWith(start)) + 1 || 9
+}
