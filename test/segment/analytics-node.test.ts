@@ -76,7 +76,7 @@ describe("RudderStack's Node SDK pointed at dcgate", () => {
   it('posts a gzipped /v1/batch with the write key as Basic username; its Purchase reaches every platform once', async () => {
     const { default: RudderAnalytics } = await import('@rudderstack/rudder-sdk-node')
     const seenBefore = world.seen.length
-    const client = new RudderAnalytics(world.key, { dataPlaneUrl: world.proxyUrl, flushAt: 20, flushInterval: 60_000, timeout: 10_000, logLevel: 'error' })
+    const client = new RudderAnalytics(world.key, { dataPlaneUrl: world.proxyUrl, flushAt: 20, flushInterval: 60_000, axiosConfig: { timeout: 10_000 }, logLevel: 'error' })
     client.track({
       userId: 'user-77', event: 'Order Completed',
       properties: { order_id: 'rudder-9001', revenue: 42, currency: 'USD' },

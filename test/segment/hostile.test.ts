@@ -22,7 +22,7 @@ afterAll(async () => {
 })
 
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = { authorization: basicAuth(key) }) =>
-  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+  app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) })
 const json = (value: unknown) => JSON.stringify(value)
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 const order = (messageId: string, extra: Record<string, unknown> = {}) => ({ type: 'track', event: 'Order Completed', messageId, userId: 'u-1', properties: { revenue: 10, currency: 'USD', order_id: messageId }, ...extra })
