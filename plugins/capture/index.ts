@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { definePlugin } from '../../core/plugin.ts'
+import { metrics } from '../../core/metrics/registry.ts'
 import { installFirstParty } from './first-party/install.ts'
 import { createVisitIntel } from './intel/index.ts'
 import { addCollectRoutes } from './routes/collect.ts'
@@ -42,6 +43,11 @@ export default definePlugin({
     await writer.start()
     addDeadLetterEraser(ctx, deadLetterDir)
     ctx.hooks.hook('app:close', () => writer.stop())
+    ctx.hooks.hook('metrics:collect', () => {
+      metrics.captureQueued.set(writer.queuedHits)
+      metrics.captureJournalBytes.set(writer.journalBytes)
+      metrics.captureDeadLettered.set(writer.deadLettered)
+    })
     const retention = createRetention(ctx, options.retentionDays)
     // Not at start: its first turn comes at the scheduler's first check, after start-up rather than during it.
     ctx.schedule({ name: 'capture:retention', everyMs: RETENTION_EVERY_MS, atStart: false, run: () => retention.run() })

@@ -2,6 +2,7 @@ import { callHookSafe } from '../../core/hooks.ts'
 import { sha256Hex } from '../../core/identity/hash.ts'
 import type { Mailer } from '../../core/mail/mailer.ts'
 import type { PluginContext } from '../../core/plugin.ts'
+import { metrics } from '../../core/metrics/registry.ts'
 import type { EraseRequest } from './erase/person.ts'
 import { startTally } from './erase/tally.ts'
 import { completionMail, confirmationMail } from './mails.ts'
@@ -89,7 +90,10 @@ export function createDsar(ctx: PluginContext, mailer: Mailer) {
   return {
     store,
     statusUrl,
-    erase,
+    erase: (id: string, how: 'confirmed' | 'api' | 'retry'): Promise<ErasureOutcome> => erase(id, how).then((outcome) => {
+      metrics.erasures.inc({ outcome })
+      return outcome
+    }),
     siteName,
     /** Mails the confirmation of a newly recorded public request, in the background. */
     confirm: (row: RequestRow, token: string) => background('dsar:confirmation-mail', () => sendConfirmation(row, token)),

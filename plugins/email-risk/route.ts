@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { MailboxSchema } from '../../core/identity/email.ts'
 import type { PluginContext } from '../../core/plugin.ts'
+import { metrics } from '../../core/metrics/registry.ts'
 import type { EmailCheck } from './check.ts'
 import type { Quota } from './quota.ts'
 import { EmailCheckAnswerSchema } from './result.ts'
@@ -33,6 +34,7 @@ export function addEmailCheckRoute(ctx: PluginContext, deps: { checks: EmailChec
       const site = event.context.site!
       await deps.quota.count(site)
       const data = await deps.checks.check(site.id, body.email)
+      metrics.emailChecks.inc({ risk: data.emailInfo.risk_label })
       return { success: true, data }
     },
   })

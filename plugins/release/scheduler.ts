@@ -2,6 +2,7 @@ import type { PluginContext } from '../../core/plugin.ts'
 import type { CrmCredentialStore, CrmPollerDefinition } from '../../core/registry.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { RedactedDatabaseError, toLoggable } from '../../core/db/loggable-error.ts'
+import { metrics } from '../../core/metrics/registry.ts'
 import type { ReleaseOptions } from './options.ts'
 import { releaseHeld } from './release-held.ts'
 import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn, readIssuedToken, storeIssuedToken } from './queries/poll-state.ts'
@@ -47,6 +48,7 @@ export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions):
         released += (await releaseHeld(ctx, site, lead.eventName, lead.email, options.expireAfterDays)).released.length
       }
       await finishPollTurn(ctx.prepared, { ...turn, cursor: result.cursor, released, nextInSeconds: interval })
+      metrics.crmPolls.inc({ crm: definition.name, outcome: 'ok' })
       if (released > 0) ctx.logger.info(`release: ${definition.name} qualified ${released} held conversion(s) on site ${site.id}`)
     }
     catch (error) {
@@ -56,6 +58,7 @@ export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions):
       // A rate limit waits as long as the CRM asks; credentials that need the operator are tried again hourly, not every round.
       const nextInSeconds = retryAfterMs ? Math.ceil(retryAfterMs / 1000) : retryable === false ? Math.max(interval, 3600) : interval
       const described = describeFailure(error)
+      metrics.crmPolls.inc({ crm: definition.name, outcome: 'failed' })
       await failPollTurn(ctx.prepared, { ...turn, error: described, nextInSeconds })
       ctx.logger.warn(`release: ${definition.name} on site ${site.id} failed: ${described}`)
     }

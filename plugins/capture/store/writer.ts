@@ -5,6 +5,7 @@ import { writeIsolating } from './isolate.ts'
 import { openJournal } from './journal.ts'
 import { batchesOfLine, PendingRows } from './pending.ts'
 import type { CaptureBatch } from './rows.ts'
+import { metrics } from '../../../core/metrics/registry.ts'
 
 export interface CaptureWriter {
   /** Journals the batch and queues it for the next flush; resolves once journaled (answer only then). */
@@ -21,6 +22,10 @@ export interface CaptureWriter {
   readonly full: boolean
   /** Rows (and journal lines) the database refused, set aside in the dead-letter directory since start. */
   readonly deadLettered: number
+  /** Hits accepted and not written yet (in memory; journaled or about to be). */
+  readonly queuedHits: number
+  /** Bytes in journal segments not removed yet (their rows are not written). */
+  readonly journalBytes: number
 }
 
 export interface CaptureWriterOptions {
@@ -89,6 +94,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     }
     // In order, each in one statement; a failure keeps it and those after it for the next flush. Rows the database
     // refuses for what they hold are set aside instead: retrying them would block every flush after them.
+    const timed = unwritten.length > 0 ? metrics.captureFlushDuration.startTimer() : undefined
     while (unwritten.length > 0) {
       const next = unwritten[0]!
       const refused: Rejected[] = []
@@ -96,6 +102,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
         await writeIsolating(options.prepared, next.rows, (row) => refused.push(row))
       }
       catch (error) {
+        timed?.({ outcome: 'failed' })
         options.onError(error)
         return
       }
@@ -105,6 +112,7 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
       if (next.segment) journal.remove(next.segment)
       spare = next.rows
     }
+    timed?.({ outcome: 'ok' })
   }
 
   /**
@@ -196,6 +204,12 @@ export function createCaptureWriter(options: CaptureWriterOptions): CaptureWrite
     },
     get deadLettered() {
       return deadLetter.count
+    },
+    get queuedHits() {
+      return pending.hits + unwritten.reduce((sum, next) => sum + next.rows.hits, 0)
+    },
+    get journalBytes() {
+      return journal.bytes
     },
   }
 }

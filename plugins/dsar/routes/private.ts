@@ -2,6 +2,7 @@ import * as v from 'valibot'
 import { apiError } from '../../../core/http/errors.ts'
 import { canonicalEmail, EMAIL_MESSAGE } from '../../../core/identity/email.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
+import { metrics } from '../../../core/metrics/registry.ts'
 import type { Dsar } from '../service.ts'
 
 const failure = (status: number, message: string) => apiError(status, { success: false, message })
@@ -36,6 +37,7 @@ export function addPrivateRoute(ctx: PluginContext, dsar: Dsar): void {
       const email = canonicalEmail(body.email)
       if (!email) throw invalidEmail()
       const row = await dsar.store.createPrivate(site, email)
+      metrics.deletionRequests.inc({ channel: 'api' })
       const outcome = await dsar.erase(row.id, 'api')
       if (outcome !== 'completed') throw apiError(500, { success: false, message: `The erasure did not complete; it is retried automatically (confirmation code ${row.code}). Retry the call to be sure.` })
       const done = (await dsar.store.byId(row.id))!

@@ -3,6 +3,7 @@ import { clientIp } from '../../../core/http/client-ip.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import { canonicalEmail, EMAIL_MESSAGE } from '../../../core/identity/email.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
+import { metrics } from '../../../core/metrics/registry.ts'
 import { overIpLimit } from '../rate-limit.ts'
 import type { Dsar } from '../service.ts'
 
@@ -64,6 +65,7 @@ export function addPublicRequestRoute(ctx: PluginContext, dsar: Dsar): void {
 
       const created = await dsar.store.createPublic(site, email, recordablePageUrl(body.pageUrl))
       if (created) dsar.confirm(created.row, created.token)
+      if (created) metrics.deletionRequests.inc({ channel: 'public' })
       for (const [name, value] of Object.entries(CORS)) event.res.headers.set(name, value)
       return { success: true, message: REQUEST_MESSAGE }
     },
