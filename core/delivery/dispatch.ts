@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'undici'
 import type { AdPlatformDefinition, AuthContext } from '../registry.ts'
-import type { ConversionEvent, DeliveryOutcome } from './types.ts'
+import type { DeliveryOutcome, PlatformRequest, PlatformResponse } from './types.ts'
 
 export interface DispatchResult {
   outcomes: DeliveryOutcome[]
@@ -8,25 +8,34 @@ export interface DispatchResult {
   durationMs: number
 }
 
+/** What one call carries: an adapter's mapping of conversions, or of refunds (`adjustments`), and its authorization. */
+export interface Wire<T> {
+  toRequest: (items: readonly T[], options: unknown) => PlatformRequest
+  parseResponse: (response: PlatformResponse, items: readonly T[]) => DeliveryOutcome[]
+  authorize?: AdPlatformDefinition<unknown>['authorize']
+}
+
 /**
  * One call to one platform: authorize, map, send, classify. Never throws: a timeout or a connection
  * error is a retry for every event, a failure to authorize too (the message says why).
  */
-export async function dispatch(
-  platform: AdPlatformDefinition<unknown>, options: unknown, events: readonly ConversionEvent[],
+export async function dispatch<T>(
+  platform: AdPlatformDefinition<unknown>, options: unknown, events: readonly T[],
   ctx: { cache: AuthContext['cache'], timeoutMs: number },
+  wire: Wire<T> = platform as unknown as Wire<T>,
 ): Promise<DispatchResult> {
   const started = performance.now()
   const signal = AbortSignal.timeout(ctx.timeoutMs)
   const all = (outcome: DeliveryOutcome) => events.map(() => outcome)
   const finish = (outcomes: DeliveryOutcome[], httpStatus: number | null) => ({ outcomes, httpStatus, durationMs: Math.round(performance.now() - started) })
   // `fresh` skips cached credentials: after a 401 a cached access token may have been revoked early.
-  const authorize = async (fresh: boolean) => platform.authorize
-    ? platform.authorize(options, { fetch, cache: fresh ? { get: async () => null, set: ctx.cache.set } : ctx.cache, signal })
+  const authorizeWith = wire.authorize ?? platform.authorize
+  const authorize = async (fresh: boolean) => authorizeWith
+    ? authorizeWith(options, { fetch, cache: fresh ? { get: async () => null, set: ctx.cache.set } : ctx.cache, signal })
     : {}
-  let request: ReturnType<typeof platform.toRequest>
+  let request: PlatformRequest
   try {
-    request = platform.toRequest(events, options)
+    request = wire.toRequest(events, options)
   }
   catch (error) {
     // A mapping that cannot be built will not build on a retry either.
@@ -48,7 +57,7 @@ export async function dispatch(
   let response: Awaited<ReturnType<typeof send>>
   try {
     response = await send(false)
-    if (response.status === 401 && platform.authorize) {
+    if (response.status === 401 && authorizeWith) {
       await response.body.dump()
       response = await send(true)
     }
@@ -65,7 +74,7 @@ export async function dispatch(
   const body = await response.body.text().catch(() => '')
   let outcomes: DeliveryOutcome[]
   try {
-    outcomes = platform.parseResponse({ status: response.status, headers: response.headers, body }, events)
+    outcomes = wire.parseResponse({ status: response.status, headers: response.headers, body }, events)
   }
   catch (error) {
     return finish(all({ status: 'rejected', message: `could not read the ${platform.name} answer (HTTP ${response.status}): ${messageOf(error)}` }), response.status)

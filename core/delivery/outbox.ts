@@ -3,13 +3,15 @@ import type { Registry, AdPlatformDefinition } from '../registry.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import type { AttemptResult } from './answer.ts'
-import { dispatch } from './dispatch.ts'
+import { stepOf } from './adjust.ts'
+import { dispatch, type Wire } from './dispatch.ts'
+import { asLateLead } from './late-lead.ts'
 import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { createRequestBudget } from './request-budget.ts'
 import { nextStep } from './retry.ts'
 import { toEvent } from './rows.ts'
-import type { ConversionEvent, DeliveryOutcome } from './types.ts'
+import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
 import { supersededReason } from './trust.ts'
 
 /** A site's connection to one ad platform: the unit of batching, request budgets and worker claims. */
@@ -66,8 +68,11 @@ const SENDS_IN_FLIGHT = 2
  */
 const RECORDS_PER_STATEMENT = 2000
 
-/** An event on its way to one platform: the row, the event, and the adapter with this site's options. */
-interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown }
+/**
+ * An event on its way to one platform: the row, the event, and the adapter with this site's options; for a refund, the
+ * adjustment (sent through the adapter's `adjustments`); `note` when a rule other than the usual one shaped it.
+ */
+interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown, adjustment?: ConversionAdjustment, note?: string }
 type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number } | { deferredMs: number }
 /**
  * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
@@ -79,6 +84,9 @@ const LATER_BACKLOG_BATCHES = 4
 
 export type AttemptMode = 'inline' | 'later' | 'worker'
 
+/** How soon an adjustment whose conversion is still on its way to the platform is looked at again. */
+const ADJUSTMENT_WAIT_MS = 60_000
+
 export function createOutbox(deps: OutboxDeps): Outbox {
   const { prepared, registry, storage, policy } = deps
   const cache = {
@@ -89,6 +97,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const platforms = new Map<string, AdPlatformDefinition<unknown>>()
   const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
   const budget = createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond)
+  // Refunds go to an endpoint of their own, with its own batch size and request budget: a batching key of their own.
+  const adjustmentLimits = new WeakMap<AdPlatformDefinition<unknown>, AdPlatformDefinition<unknown>>()
+  const limitsOf = (platform: AdPlatformDefinition<unknown>, adjustment: boolean) => {
+    if (!adjustment || !platform.adjustments) return platform
+    let limits = adjustmentLimits.get(platform)
+    if (!limits) adjustmentLimits.set(platform, limits = { ...platform, maxBatchSize: platform.adjustments.maxBatchSize, maxRequestsPerSecond: platform.adjustments.maxRequestsPerSecond })
+    return limits
+  }
   const queuedMessage = (platform: AdPlatformDefinition<unknown>) =>
     `queued: ${platform.name} takes at most ${platform.maxRequestsPerSecond} requests a second; it goes with the next batch`
   const sends = createBatcher<Sendable, Sent>({
@@ -97,8 +113,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     maxBatch: (key) => platforms.get(key)?.maxBatchSize ?? 1,
     wait: budget.take,
     async run(_key, items) {
-      const { platform, options } = items[0]!
-      const result = await dispatch(platform, options, items.map((item) => item.event), { cache, timeoutMs: policy.requestTimeoutMs })
+      const { platform, options, adjustment } = items[0]!
+      const ctx = { cache, timeoutMs: policy.requestTimeoutMs }
+      const result = adjustment
+        ? await dispatch(platform, options, items.map((item): AdjustmentEvent => ({ conversion: item.event, adjustment: item.adjustment! })), ctx, platform.adjustments as Wire<AdjustmentEvent>)
+        : await dispatch(platform, options, items.map((item) => item.event), ctx)
       return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs }))
     },
     defer: (_item, waitMs) => ({ deferredMs: waitMs }),
@@ -124,6 +143,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if (!configured) return ended('failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
     if (!event) return ended('failed', 'conversion not found', row.attempts)
     const platform = configured.definition as AdPlatformDefinition<unknown>
+    if (row.kind === 'adjustment') {
+      const step = stepOf(row, event, platform, configured.options)
+      if ('skip' in step) return skipped(step.skip)
+      if ('wait' in step) {
+        return { ...ended('skipped', step.wait, Math.max(0, row.attempts - 1)), status: 'pending', next_attempt_at: new Date(Date.now() + ADJUSTMENT_WAIT_MS).toISOString() }
+      }
+      return { row, event, platform, options: configured.options, adjustment: step.item.adjustment }
+    }
     let skip: string | undefined
     try {
       skip = platform.skipReason?.(event, configured.options)
@@ -132,8 +159,12 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
       return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
-    // Past the platform's event-age window (a conversion released late, a long outage): recorded, not sent to be refused.
-    skip ??= tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
+    if (skip) return skipped(skip)
+    // A lead qualified after the platform's window: sent as the platform documents CRM-qualified leads (late-lead.ts).
+    const late = asLateLead(event, stored, platform)
+    if (late) return { row, event: late.event, platform, options: configured.options, note: late.note }
+    // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
+    skip = tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
     if (skip) return skipped(skip)
     return { row, event, platform, options: configured.options }
   }
@@ -141,8 +172,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
   const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate> => {
     const { row, event, platform } = item
-    const key = accountKey(row.site_id, row.provider)
-    platforms.set(key, platform)
+    const adjusting = item.adjustment !== undefined
+    const key = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
+    platforms.set(key, limitsOf(platform, adjusting))
     const sent = await sends.add(key, item, mode === 'inline' ? INLINE_PATIENCE_MS : undefined)
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
@@ -153,10 +185,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
     }
     const { outcome, httpStatus, durationMs } = sent
-    const step = nextStep(outcome, row.attempts, event.occurredAt, platform.maxEventAgeDays, policy)
+    const maxAgeDays = adjusting ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
+    const step = nextStep(outcome, row.attempts, event.occurredAt, maxAgeDays, policy)
     return {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
-      error: step.status === 'sent' ? null : step.error, duration_ms: durationMs,
+      error: step.status === 'sent' ? null : step.error, duration_ms: durationMs, note: item.note ?? null,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
     }
   }

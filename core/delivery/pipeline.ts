@@ -5,6 +5,7 @@ import { hashIdentity } from '../identity/hash.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
+import { listenForRefunds } from './adjust.ts'
 import { DUPLICATE, summarise, type AcceptResult, type AttemptResult } from './answer.ts'
 import { decideDelivery, usPrivacyOf } from './decide.ts'
 import { resolveEvent } from './mapping.ts'
@@ -54,6 +55,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
   const lookups = createBatcher<LookupKey, IntakeLookup>({ maxInFlight: INTAKE_STATEMENTS_IN_FLIGHT, maxBatch: () => LOOKUPS_PER_STATEMENT, run: (_key, keys) => lookUpIntake(prepared, keys) })
   // And the insert's: one statement and one commit (one WAL flush) for the conversions that arrive together.
   const inserts = createBatcher<NewConversion, InsertResult>({ maxInFlight: INTAKE_STATEMENTS_IN_FLIGHT, maxBatch: () => INSERTS_PER_STATEMENT, run: (_key, items) => insertTogether(prepared, items) })
+  // A refund counted against stored conversions is told to the platforms that received them (adjust.ts).
+  listenForRefunds(hooks, { prepared, registry, onError: (error) => void reportError(hooks, logger, error, { source: 'delivery' }) })
   return {
     async accept(site, input, meta) {
       const messageId = input.messageId ?? randomUUID()

@@ -55,6 +55,8 @@ export interface ClickIds {
   epik?: string
   twclid?: string
   ScCid?: string
+  /** Meta's Lead Ads lead id (`leadgen_id`, 15-17 digits), given by the integrator; sent with a CRM-qualified lead. */
+  fb_lead_id?: string
 }
 
 export interface ConversionItem {
@@ -103,6 +105,30 @@ export interface ConversionEvent {
    */
   limitedDataUse?: { country?: string, state?: string }
   confirmation: Confirmation
+  /**
+   * Set for a held lead released after the platform's event-age window had passed (core/delivery/late-lead.ts):
+   * `occurredAt` is then the qualification (release) time, and `leadAt` the time the lead itself was made.
+   */
+  qualifiedLate?: { leadAt: Date }
+}
+
+/** A refund told to a platform about a conversion it received (core/delivery/adjust.ts). */
+export interface ConversionAdjustment {
+  /** `retraction`: the whole value was refunded or the order cancelled; `restatement`: part of it, `value` remains. */
+  type: 'retraction' | 'restatement'
+  /** The vendor's refund id (Shopify refund, Stripe re_…): the row's key, so a refund is sent once per platform. */
+  refundId: string
+  /** When the refund was made. */
+  at: Date
+  /** A restatement's value after every refund so far, in `currency`. */
+  value?: number
+  currency?: string
+}
+
+/** What an adapter's adjustment mapping is given: the conversion as it was sent, and the refund. */
+export interface AdjustmentEvent {
+  conversion: ConversionEvent
+  adjustment: ConversionAdjustment
 }
 
 /** One HTTP call to a platform, produced by an adapter's pure mapping. */

@@ -9,6 +9,9 @@
  * 2.0 token endpoint. Where the real rule is not documented (gclid with gbraid/wbraid; transactionId, which the REST
  * page calls required and the proto optional), the fake is stricter than Google may be, never looser.
  *
+ * Refunds: ConversionAdjustmentUploadService.UploadConversionAdjustments (conversion_adjustment_upload_service.proto
+ * and conversion_adjustment_upload_error.proto, v26): RETRACTION and RESTATEMENT by order id, with partial failure.
+ *
  * Both APIs write to the same account: `conversions` holds what the Google Ads account recorded, in its own
  * vocabulary (conversionAction, gclid, orderId…), whichever API brought it.
  */
@@ -54,6 +57,10 @@ export interface FakeGoogleAds extends FakeServer {
   uploads: { customerId: string, version: string, headers: RecordedRequest['headers'], body: Record<string, any> }[]
   /** events:ingest calls with a JSON body (valid or not), parsed, with their headers and the answer's status. */
   ingests: { headers: RecordedRequest['headers'], body: Record<string, any>, status: number }[]
+  /** Adjustments Google applied, in order (not those of validateOnly calls, nor failed rows). */
+  adjustments: { customerId: string, adjustment: Record<string, any> }[]
+  /** UploadConversionAdjustments calls, parsed, with their headers. */
+  adjustmentUploads: { customerId: string, headers: RecordedRequest['headers'], body: Record<string, any> }[]
   /** Makes an issued access token expire, as an hour passing would. */
   expireTokens: () => void
 }
@@ -74,6 +81,9 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   const uploads: FakeGoogleAds['uploads'] = []
   const ingests: FakeGoogleAds['ingests'] = []
   const requestIds = new Map<string, { destinations: Record<string, any>[], count: number }>()
+  const adjustments: FakeGoogleAds['adjustments'] = []
+  const adjustmentUploads: FakeGoogleAds['adjustmentUploads'] = []
+  const retracted = new Set<string>()
 
   function token(request: RecordedRequest): FakeReply {
     const form = Object.fromEntries(new URLSearchParams(request.body))
@@ -90,15 +100,18 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     return { status: 200, body: { access_token: accessToken, expires_in: 3599, scope: scopes.join(' '), token_type: 'Bearer' } }
   }
 
-  function upload(request: RecordedRequest, version: string, customerId: string): FakeReply {
-    const failure = (code: number, status: string, message: string, errors: unknown[] = []) => ({
-      status: code,
-      body: { error: { code, message, status, details: errors.length ? [{ '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`, errors, requestId: randomUUID().slice(0, 22) }] : [] } },
-    })
+  const adsFailure = (version: string) => (code: number, status: string, message: string, errors: unknown[] = []) => ({
+    status: code,
+    body: { error: { code, message, status, details: errors.length ? [{ '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`, errors, requestId: randomUUID().slice(0, 22) }] : [] } },
+  })
+
+  /** The Google Ads API's checks before a body is read: token, scope, account access. Undefined when they pass. */
+  function adsAccess(request: RecordedRequest, version: string, customerId: string, method: string): FakeReply | undefined {
+    const failure = adsFailure(version)
     const token = bearer(request)
     if (!token) return failure(401, 'UNAUTHENTICATED', MISSING_CREDENTIALS)
     if (!tokens.has(token)) return failure(401, 'UNAUTHENTICATED', INVALID_CREDENTIALS)
-    if (!tokens.get(token)!.includes(SCOPES.adwords)) return insufficientScope('google.ads.googleads.v26.services.ConversionUploadService.UploadClickConversions', 'googleads.googleapis.com')
+    if (!tokens.get(token)!.includes(SCOPES.adwords)) return insufficientScope(`google.ads.googleads.v26.services.${method}`, 'googleads.googleapis.com')
     // Developer tokens were sunset on 2026-09-09: the header is optional and Google ignores it, so the fake does too.
     if (!(customerId in customers)) {
       return failure(403, 'PERMISSION_DENIED', 'The caller does not have permission', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: 'User doesn\'t have permission to access customer. Note: If you\'re accessing a client customer, the manager\'s customer ID must be set in the \'login-customer-id\' header. See https://developers.google.com/google-ads/api/docs/concepts/call-structure#cid' }])
@@ -106,6 +119,13 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (init.managerId && request.headers['login-customer-id'] !== init.managerId) {
       return failure(403, 'PERMISSION_DENIED', 'The caller does not have permission', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: 'User doesn\'t have permission to access customer. Note: If you\'re accessing a client customer, the manager\'s customer ID must be set in the \'login-customer-id\' header. See https://developers.google.com/google-ads/api/docs/concepts/call-structure#cid' }])
     }
+    return undefined
+  }
+
+  function upload(request: RecordedRequest, version: string, customerId: string): FakeReply {
+    const failure = adsFailure(version)
+    const refused = adsAccess(request, version, customerId, 'ConversionUploadService.UploadClickConversions')
+    if (refused) return refused
     // JSON.parse never yields undefined: undefined means the body is not JSON.
     const body = parseJson(request.body) as Record<string, any> | undefined
     if (body === undefined) return failure(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.')
@@ -137,6 +157,56 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
       : undefined
     // Results are not returned when validateOnly is true; failed rows get an empty result.
     return { status: 200, body: { ...(partialFailureError ? { partialFailureError } : {}), ...(body.validateOnly ? {} : { results }), jobId: String(2 ** 31 + Math.floor(Math.random() * 1e9)) } }
+  }
+
+  /** UploadConversionAdjustments: retract or restate a recorded conversion, found by action and order id. */
+  function adjust(request: RecordedRequest, version: string, customerId: string): FakeReply {
+    const failure = adsFailure(version)
+    const refused = adsAccess(request, version, customerId, 'ConversionAdjustmentUploadService.UploadConversionAdjustments')
+    if (refused) return refused
+    const body = parseJson(request.body) as Record<string, any> | undefined
+    if (!isObject(body)) return failure(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.')
+    adjustmentUploads.push({ customerId, headers: request.headers, body })
+    const invalid = (errorCode: Record<string, string>, message: string, field: string) => failure(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ errorCode, message, location: { fieldPathElements: [{ fieldName: field }] } }])
+    if (body.partialFailure !== true) return invalid({ partialFailureError: 'PARTIAL_FAILURE_MODE_REQUIRED' }, 'The partial failure field was false in the request. This method requires this field be set to true.', 'partial_failure')
+    const rows: unknown = body.conversionAdjustments
+    if (!Array.isArray(rows) || rows.length === 0) return invalid({ fieldError: 'REQUIRED_NONEMPTY_LIST' }, 'The field must contain at least one element.', 'conversion_adjustments')
+    if (rows.length > 2000) return invalid({ conversionAdjustmentUploadError: 'TOO_MANY_ADJUSTMENTS_IN_REQUEST' }, 'Too many adjustments in the request.', 'conversion_adjustments')
+    const rowErrors: unknown[] = []
+    const results = rows.map((row: Record<string, any>, index: number) => {
+      const problem = checkAdjustment(row, customers[customerId] ?? [])
+      if (problem) {
+        rowErrors.push({ errorCode: problem.code, message: problem.message, location: { fieldPathElements: [{ fieldName: 'conversion_adjustments', index }, { fieldName: problem.field }] } })
+        return {}
+      }
+      if (!body.validateOnly) {
+        if (row.adjustmentType === 'RETRACTION') retracted.add(orderKey(row))
+        adjustments.push({ customerId, adjustment: row })
+      }
+      const { conversionAction, adjustmentDateTime, adjustmentType, orderId } = row
+      return { conversionAction, adjustmentDateTime, adjustmentType, orderId }
+    })
+    const partialFailureError = rowErrors.length
+      ? { code: 3, message: rowErrors.map((e: any) => `${e.message}, at conversion_adjustments[${e.location.fieldPathElements[0].index}]`).join(', '), details: [{ '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`, errors: rowErrors, requestId: randomUUID().slice(0, 22) }] }
+      : undefined
+    return { status: 200, body: { ...(partialFailureError ? { partialFailureError } : {}), ...(body.validateOnly ? {} : { results }), jobId: 2 ** 31 - 1 - Math.floor(Math.random() * 1e9) } }
+  }
+
+  function checkAdjustment(row: Record<string, any>, actions: string[]): { code: Record<string, string>, message: string, field: string } | undefined {
+    const error = (name: string, message: string, field: string) => ({ code: { conversionAdjustmentUploadError: name }, message, field })
+    const action = /^customers\/\d+\/conversionActions\/(\d+)$/.exec(String(row.conversionAction ?? ''))?.[1]
+    if (!action) return { code: { requestError: 'RESOURCE_NAME_MALFORMED' }, message: 'Resource name is malformed.', field: 'conversion_action' }
+    if (!actions.includes(action)) return error('NO_CONVERSION_ACTION_FOUND', 'The conversion action specified in the adjustment request cannot be found. Make sure it\'s available in this account.', 'conversion_action')
+    if (!['RETRACTION', 'RESTATEMENT'].includes(row.adjustmentType)) return { code: { fieldError: 'REQUIRED' }, message: 'The required field was not present.', field: 'adjustment_type' }
+    if (!DATE_TIME.test(String(row.adjustmentDateTime ?? ''))) return { code: { dateError: 'INVALID_STRING_DATE_TIME_SECONDS_WITH_OFFSET' }, message: 'The string date time\'s format should be yyyy-mm-dd hh:mm:ss+|-hh:mm.', field: 'adjustment_date_time' }
+    if (!row.orderId && !row.gclidDateTimePair) return { code: { fieldError: 'REQUIRED' }, message: 'The required field was not present.', field: 'order_id' }
+    if (row.adjustmentType === 'RETRACTION' && row.restatementValue !== undefined) return { code: { fieldError: 'VALUE_MUST_BE_UNSET' }, message: 'The field must not be set.', field: 'restatement_value' }
+    if (row.adjustmentType === 'RESTATEMENT' && typeof row.restatementValue?.adjustedValue !== 'number') return { code: { fieldError: 'REQUIRED' }, message: 'The required field was not present.', field: 'restatement_value.adjusted_value' }
+    const recorded = conversions.find((c) => orderKey(c.conversion) === orderKey(row))
+    if (!recorded) return error('CONVERSION_NOT_FOUND', 'The conversion for this conversion action and conversion identifier can\'t be found. Make sure your conversion identifiers are associated with the correct conversion action and try again.', 'order_id')
+    if (retracted.has(orderKey(row))) return error('CONVERSION_ALREADY_RETRACTED', 'The conversion was already retracted. This adjustment was not processed.', 'order_id')
+    if (timeOf(row.adjustmentDateTime) <= timeOf(recorded.conversion.conversionDateTime)) return error('ADJUSTMENT_PRECEDES_CONVERSION', 'Adjustment has an adjustment_date_time that occurred before the associated conversion. Make sure your adjustment_date_time is correct and try again.', 'adjustment_date_time')
+    return undefined
   }
 
   /** `POST /v1/events:ingest`: auth, scope, JSON, structure (fast-fail), account access, then record or validate only. */
@@ -254,11 +324,18 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (path === '/token') return token(request)
     const route = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/.exec(path)
     if (route && request.method === 'POST') return upload(request, route[1]!, route[2]!)
+    const adjustRoute = /^\/(v\d+)\/customers\/(\d+):uploadConversionAdjustments$/.exec(path)
+    if (adjustRoute && request.method === 'POST') return adjust(request, adjustRoute[1]!, adjustRoute[2]!)
     if (path === '/v1/events:ingest' && request.method === 'POST') return ingest(request)
     if (path === '/v1/requestStatus:retrieve' && request.method === 'GET') return retrieve(request)
     return { status: 404, body: `<!DOCTYPE html><html lang=en><title>Error 404 (Not Found)!!1</title><p><b>404.</b> <ins>That’s an error.</ins><p>The requested URL <code>${path}</code> was not found on this server. <ins>That’s all we know.</ins>`, headers: { 'content-type': 'text/html; charset=UTF-8' } }
   })
-  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, expireTokens: () => tokens.clear() }
+  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, adjustments, adjustmentUploads, expireTokens: () => tokens.clear() }
+}
+
+/** A conversion time in either API's format ("yyyy-mm-dd hh:mm:ss+hh:mm" or RFC 3339), in ms. */
+function timeOf(text: string): number {
+  return Date.parse(String(text).replace(' ', 'T'))
 }
 
 function orderKey(conversion: Record<string, any>): string {

@@ -5,7 +5,9 @@ import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeGoogleAds } from './auth.ts'
 import { skipReason, toIngestRequest } from './map.ts'
 import { toUploadRequest } from './map-upload-clicks.ts'
+import { adjustmentSkipReason, authorizeAdjustments, toAdjustmentsRequest } from './map-adjustments.ts'
 import { parseGoogleAdsResponse } from './response.ts'
+import { parseAdjustmentsResponse } from './response-adjustments.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 
 /** Config files may hold ids as numbers or as "123-456-7890"; we keep digits only, as text. */
@@ -70,6 +72,7 @@ export type GoogleAdsOptions = v.InferOutput<typeof googleAdsOptions>
 
 export default defineAdPlatform<GoogleAdsOptions>({
   name: 'google_ads',
+  label: 'Google Ads',
   apiVersion: GOOGLE_ADS_API_VERSION,
   options: googleAdsOptions,
   // IngestEventsRequest takes at most 2,000 events (Data Manager "Limits and quotas"); so does UploadClickConversions.
@@ -82,4 +85,15 @@ export default defineAdPlatform<GoogleAdsOptions>({
   authorize: authorizeGoogleAds,
   toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),
   parseResponse: parseGoogleAdsResponse,
+  // Refunds: the Google Ads API's UploadConversionAdjustments, on both paths (README "Refunds").
+  adjustments: {
+    // At most 2,000 adjustments a request, as for click uploads (TOO_MANY_ADJUSTMENTS_IN_REQUEST).
+    maxBatchSize: 2000,
+    // CONVERSION_EXPIRED: "Adjustment can't be made to a conversion that occurred more than 54 days ago".
+    maxConversionAgeDays: 54,
+    authorize: authorizeAdjustments,
+    skipReason: adjustmentSkipReason,
+    toRequest: toAdjustmentsRequest,
+    parseResponse: parseAdjustmentsResponse,
+  },
 })

@@ -17,6 +17,16 @@ interface GoogleAdsError {
 interface StatusDetail { '@type'?: string, errors?: GoogleAdsError[], retryDelay?: string, reason?: string }
 interface RpcStatus { code?: number, message?: string, status?: string, details?: StatusDetail[] }
 
+/** How one Google Ads upload method's rows are read: the list field that locates a row, and which row errors mean what. */
+export interface UploadRules {
+  /** The request's list field, as `location.fieldPathElements` names it (`conversions`, `conversion_adjustments`). */
+  rows: string[]
+  /** Row errors that mean "already recorded" or "nothing to attribute" rather than a failure. */
+  alreadyDone: ReadonlySet<string>
+  /** Row errors worth another try later, with the wait. */
+  later: ReadonlyMap<string, number>
+}
+
 /** Row errors that mean "already recorded" or "nothing to attribute" rather than a failure. */
 const ALREADY_DONE = new Set([
   'conversionUploadError.ORDER_ID_ALREADY_IN_USE', // a retry of an upload Google recorded (our orderId is the dedup key)
@@ -24,30 +34,36 @@ const ALREADY_DONE = new Set([
   'conversionUploadError.CLICK_NOT_FOUND', // enhanced conversions for leads: not from a Google ad; Google says to ignore it
 ])
 /** Row errors Google asks to retry later: the click or the action is under 6 hours old. */
-const TOO_EARLY = new Set(['conversionUploadError.TOO_RECENT_EVENT', 'conversionUploadError.TOO_RECENT_CONVERSION_ACTION'])
 const SIX_HOURS_MS = 6 * 3_600_000
+const TOO_EARLY = new Map([['conversionUploadError.TOO_RECENT_EVENT', SIX_HOURS_MS], ['conversionUploadError.TOO_RECENT_CONVERSION_ACTION', SIX_HOURS_MS]])
+const CLICK_UPLOADS: UploadRules = { rows: ['conversions'], alreadyDone: ALREADY_DONE, later: TOO_EARLY }
 
 export function parseUploadResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
+  return parseUploadAnswer(response, events.length, CLICK_UPLOADS)
+}
+
+/** Any Google Ads upload method with partial failure: one outcome per row of the request, in order. */
+export function parseUploadAnswer(response: PlatformResponse, count: number, rules: UploadRules): DeliveryOutcome[] {
   const body = parseJson(response.body)
   if (response.status >= 200 && response.status < 300) {
     if (!isObject(body)) {
       // Google may have recorded the rows: a retry is safe, since orderId makes a second upload a no-op.
-      return events.map(() => ({ status: 'retry', message: `Google Ads answered HTTP ${response.status} with a body that is not JSON` }))
+      return Array.from({ length: count }, () => ({ status: 'retry', message: `Google Ads answered HTTP ${response.status} with a body that is not JSON` }))
     }
-    return fromPartialFailure(body as { results?: unknown[], partialFailureError?: RpcStatus }, events.length)
+    return fromPartialFailure(body as { results?: unknown[], partialFailureError?: RpcStatus }, count, rules)
   }
   const outcome = fromRequestError(response, body)
-  return events.map(() => outcome)
+  return Array.from({ length: count }, () => outcome)
 }
 
-function fromPartialFailure(body: { results?: unknown[], partialFailureError?: RpcStatus }, count: number): DeliveryOutcome[] {
+function fromPartialFailure(body: { results?: unknown[], partialFailureError?: RpcStatus }, count: number, rules: UploadRules): DeliveryOutcome[] {
   const failure = body.partialFailureError
   if (!failure || (!failure.code && !failure.details?.length)) return Array.from({ length: count }, () => ({ status: 'sent' }))
 
   const byRow = new Map<number, GoogleAdsError[]>()
   const unplaced: GoogleAdsError[] = []
   for (const error of adsErrors(failure)) {
-    const row = error.location?.fieldPathElements?.find((e) => e.fieldName === 'conversions')?.index
+    const row = error.location?.fieldPathElements?.find((e) => rules.rows.includes(e.fieldName ?? ''))?.index
     if (typeof row === 'number' && row >= 0 && row < count) byRow.set(row, [...byRow.get(row) ?? [], error])
     else unplaced.push(error)
   }
@@ -55,21 +71,22 @@ function fromPartialFailure(body: { results?: unknown[], partialFailureError?: R
 
   return Array.from({ length: count }, (_, row): DeliveryOutcome => {
     const errors = byRow.get(row)
-    if (errors) return fromRowErrors(errors)
+    if (errors) return fromRowErrors(errors, rules)
     // Errors Google did not place on a row belong to the rows without a result (results are absent in validateOnly).
     const result = body.results?.[row]
     const failed = !isObject(result) || Object.keys(result).length === 0
-    return unplaced.length && failed ? fromRowErrors(unplaced) : { status: 'sent' }
+    return unplaced.length && failed ? fromRowErrors(unplaced, rules) : { status: 'sent' }
   })
 }
 
 /** Several errors on one row: rejected if any is permanent, else retry if any says so, else sent. */
-function fromRowErrors(errors: GoogleAdsError[]): DeliveryOutcome {
+function fromRowErrors(errors: GoogleAdsError[], rules: UploadRules): DeliveryOutcome {
   const message = errors.map(describe).join('; ')
   const codes = errors.map(codeOf)
-  if (codes.every((code) => ALREADY_DONE.has(code))) return { status: 'sent' }
-  if (codes.every((code) => TOO_EARLY.has(code) || ALREADY_DONE.has(code) || isTransient(code))) {
-    return { status: 'retry', message, ...(codes.some((code) => TOO_EARLY.has(code)) ? { retryAfterMs: SIX_HOURS_MS } : {}) }
+  if (codes.every((code) => rules.alreadyDone.has(code))) return { status: 'sent' }
+  if (codes.every((code) => rules.later.has(code) || rules.alreadyDone.has(code) || isTransient(code))) {
+    const wait = Math.max(0, ...codes.map((code) => rules.later.get(code) ?? 0))
+    return { status: 'retry', message, ...(wait > 0 ? { retryAfterMs: wait } : {}) }
   }
   return { status: 'rejected', message }
 }

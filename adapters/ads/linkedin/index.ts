@@ -54,6 +54,7 @@ export type LinkedInOptions = v.InferOutput<typeof linkedInOptions>
 /** LinkedIn Conversions API (streaming conversion events). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<LinkedInOptions>({
   name: 'linkedin',
+  label: 'LinkedIn',
   apiVersion: LINKEDIN_API_VERSION,
   options: linkedInOptions,
   // BATCH_CREATE takes at most 5,000 elements a request.

@@ -26,6 +26,9 @@ const options = strictOptions(
 /** Meta Conversions API (server events for a pixel / dataset). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<MetaOptions>({
   name: 'meta',
+  label: 'Meta',
+  // Conversion Leads (CRM integration): a lead qualified after the 7-day window goes as a CRM stage update.
+  lateLeadRule: 'as a CRM-qualified lead (action_source system_generated, custom_data.event_source crm, the qualification time as event_time, lead_id when given)',
   apiVersion: META_API_VERSION,
   options,
   // "data: an array of server events, up to 1,000" per request; Meta takes or refuses the request as a whole.

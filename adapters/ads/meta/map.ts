@@ -50,6 +50,9 @@ const HASHED_KEYS = [
 
 type UserData = Record<string, string | string[]>
 
+/** Meta's lead id: "a 15 or 16-digit number" from the leadgen webhook (Conversion Leads payload specification). */
+const LEAD_ID = /^\d{15,17}$/
+
 export function toMetaRequest(events: readonly ConversionEvent[], options: MetaOptions): PlatformRequest {
   const base = (options.baseUrl ?? META_GRAPH_URL).replace(/\/+$/, '')
   const data = events.map(toServerEvent)
@@ -88,6 +91,8 @@ function toServerEvent(event: ConversionEvent): Record<string, unknown> {
 }
 
 function actionSource(event: ConversionEvent): string {
+  // A lead qualified in a CRM after Meta's 7-day window: a CRM stage update, as Meta's Conversion Leads spec sends it.
+  if (event.qualifiedLate) return 'system_generated'
   const source = ACTION_SOURCE[event.channel]
   return source === 'website' && !(event.pageUrl && event.userAgent) ? WITHOUT_WEB_CONTEXT : source
 }
@@ -103,6 +108,8 @@ function toUserData(event: ConversionEvent): UserData {
   if (event.userAgent) userData.client_user_agent = event.userAgent
   if (event.clickIds.fbc) userData.fbc = event.clickIds.fbc
   if (event.clickIds.fbp) userData.fbp = event.clickIds.fbp
+  // The Lead Ads lead id, never hashed; as text, because a 16-digit id does not fit a JavaScript number exactly.
+  if (event.qualifiedLate && event.clickIds.fb_lead_id && LEAD_ID.test(event.clickIds.fb_lead_id)) userData.lead_id = event.clickIds.fb_lead_id
   return userData
 }
 
@@ -125,6 +132,11 @@ function toCustomData(event: ConversionEvent): Record<string, unknown> {
     customData.num_items = event.items.reduce((sum, item) => sum + (item.quantity ?? 1), 0)
   }
   if (event.channel === 'bopis' && event.standardEvent === 'Purchase') customData.delivery_category = 'in_store'
+  if (event.qualifiedLate) {
+    // Conversion Leads: the CRM as the event's source, and the tool the lead stage came from.
+    customData.event_source = 'crm'
+    customData.lead_event_source = 'dcgate'
+  }
   return customData
 }
 

@@ -50,6 +50,7 @@ export const microsoftAdsOptions = strictOptions(
 /** Microsoft Advertising UET Conversions API (server events for a UET tag). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<MicrosoftAdsOptions>({
   name: 'microsoft_ads',
+  label: 'Microsoft Advertising',
   apiVersion: MICROSOFT_ADS_API_VERSION,
   options: microsoftAdsOptions,
   // "The maximum number of events per batch upload is 1,000."

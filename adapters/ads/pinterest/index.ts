@@ -32,6 +32,7 @@ const options = strictOptions(
 /** Pinterest Conversions API (v5 `events/create`). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<PinterestOptions>({
   name: 'pinterest',
+  label: 'Pinterest',
   apiVersion: PINTEREST_API_VERSION,
   options,
   // ConversionEvents.data has maxItems 1000.

@@ -37,6 +37,7 @@ const options = strictOptions(
 /** Reddit Conversions API v3 (server events for a Reddit pixel). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<RedditOptions>({
   name: 'reddit',
+  label: 'Reddit',
   apiVersion: REDDIT_API_VERSION,
   options,
   // Reddit: at most 1,000 events a request ("Bad Request" beyond).

@@ -52,6 +52,7 @@ const options = strictOptions(
 /** TikTok Events API 2.0 (server events for a pixel). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<TikTokOptions>({
   name: 'tiktok',
+  label: 'TikTok',
   apiVersion: TIKTOK_API_VERSION,
   options,
   // `data` holds at most 1,000 events; TikTok refuses the whole request beyond that.

@@ -52,6 +52,7 @@ const options = v.pipe(
 /** X (Twitter) Conversions API, OAuth 1.0a user context. Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<XOptions>({
   name: 'x',
+  label: 'X',
   apiVersion: X_ADS_API_VERSION,
   options,
   // "Up to 500 conversion events may be provided"; more is refused with "Conversion count limit is 500".

@@ -3,7 +3,22 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 import type { EventFields } from '../rows.ts'
 
 /** A delivery held for an attempt. `attempts` already counts this one: the claim (or the inline insert) counted it. */
-export interface ClaimedDelivery { id: string, conversion_id: string, site_id: string, provider: string, attempts: number }
+export interface ClaimedDelivery {
+  id: string, conversion_id: string, site_id: string, provider: string, attempts: number
+  /** `adjustment` for a refund (core/delivery/adjust.ts); absent or `conversion` for the conversion itself. */
+  kind?: string
+  adjustment?: StoredAdjustment | null
+  /** An adjustment's view of its conversion's own delivery to the same platform (sent, pending, failed…). */
+  conversion_status?: string | null
+}
+
+/** An adjustment as stored in `deliveries.adjustment` (times as ISO text). */
+export interface StoredAdjustment { type: 'retraction' | 'restatement', refundId: string, at: string, value?: number, currency?: string }
+
+/** What the claims return: the row, and for an adjustment its refund and how its conversion's delivery stands. */
+const CLAIMED = `returning id, conversion_id, site_id, provider, attempts, kind, adjustment,
+      (select o.status from deliveries o where deliveries.kind = 'adjustment' and o.conversion_id = deliveries.conversion_id
+        and o.provider = deliveries.provider and o.kind = 'conversion' limit 1) as conversion_status`
 
 /**
  * $1 lease in seconds, $2 at most this many rows, $3 site, $4 provider. Claims due deliveries of one platform account
@@ -11,14 +26,14 @@ export interface ClaimedDelivery { id: string, conversion_id: string, site_id: s
  * before its outcome was recorded) shows in the report.
  */
 const CLAIM_DUE: PreparedStatement = {
-  name: 'dcgate_claim_due_v2',
+  name: 'dcgate_claim_due_v3',
   // Planned per call, as before it was prepared: the best plan follows how many rows are due.
   reusePlan: false,
   text: `update deliveries set locked_until = now() + make_interval(secs => $1::int), attempts = attempts + 1, updated_at = now()
     where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
       and site_id = $3 and provider = $4
       and (locked_until is null or locked_until < now()) order by next_attempt_at limit $2 for update skip locked)
-    returning id, conversion_id, site_id, provider, attempts`,
+    ${CLAIMED}`,
 }
 
 export function claimDueDeliveries(prepared: RunPrepared, leaseSeconds: number, limit: number, account: { siteId: string, provider: string }): Promise<ClaimedDelivery[]> {
@@ -30,13 +45,13 @@ export function claimDueDeliveries(prepared: RunPrepared, leaseSeconds: number, 
  * deliveries of a platform no longer configured for their site, so they end failed instead of waiting for ever.
  */
 const CLAIM_ORPHANS: PreparedStatement = {
-  name: 'dcgate_claim_orphans_v1',
+  name: 'dcgate_claim_orphans_v2',
   reusePlan: false,
   text: `update deliveries set locked_until = now() + make_interval(secs => $1::int), attempts = attempts + 1, updated_at = now()
     where id in (select id from deliveries where status in ('pending', 'retrying') and next_attempt_at <= now()
       and site_id || ':' || provider <> all($3::text[])
       and (locked_until is null or locked_until < now()) order by next_attempt_at limit $2 for update skip locked)
-    returning id, conversion_id, site_id, provider, attempts`,
+    ${CLAIMED}`,
 }
 
 export function claimOrphanDeliveries(prepared: RunPrepared, leaseSeconds: number, limit: number, configured: readonly string[]): Promise<ClaimedDelivery[]> {
@@ -48,6 +63,9 @@ export type StoredConversion = EventFields & {
   id: string
   /** The source of a trusted conversion with the same messageId, for a public one. */
   superseded_by: string | null
+  /** `released` for a held lead the CRM qualified, with the release time in `resolved_at`. */
+  state?: string
+  resolved_at?: Date | string | null
 }
 
 /**
@@ -72,6 +90,8 @@ export async function readConversions(prepared: RunPrepared, ids: readonly strin
 export interface AttemptUpdate {
   id: string, conversion_id: string, provider: string, status: string, attempts: number, http_status: number | null
   error: string | null, duration_ms: number | null, next_attempt_at: string | null, sent_at: string | null
+  /** Which rule shaped the request, when it is not the usual one (late-lead.ts); absent: none. */
+  note?: string | null
 }
 
 /**
@@ -87,17 +107,17 @@ export interface AttemptUpdate {
  *   index and its dead entries.
  */
 const RECORD_ATTEMPT: PreparedStatement = {
-  name: 'dcgate_record_attempt_v2',
+  name: 'dcgate_record_attempt_v3',
   // Measured: its generic plan, made on a fresh database, kept a sequential scan of deliveries (761 blocks a call).
   reusePlan: false,
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
     v as (
       select x.* from async_commit, json_to_recordset($1::json) as x(id uuid, conversion_id uuid, status text, attempts int,
-        http_status int, error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz)
+        http_status int, error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz, note text)
     ), u as (
       update deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status, error = v.error,
         last_duration_ms = v.duration_ms, locked_until = null, next_attempt_at = coalesce(v.next_attempt_at, now()),
-        sent_at = v.sent_at, updated_at = now()
+        sent_at = v.sent_at, note = v.note, updated_at = now()
       from v where d.id = any($2::uuid[]) and d.id = v.id returning d.id
     )
     update conversions c set ip = null, user_agent = null
