@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { getPage } from '../export/support.ts'
@@ -12,9 +13,12 @@ const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${na
 const copKey = () => app.dcgate.context.sites.byId('demo')!.copKey
 
 const WOO_SECRET = 'Xq4v9LkT2mWp8RzN6cYb3HfJ'
+const STRIPE_SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
+/** The official client, only to sign bodies as Stripe does (it sends no request here). */
+const stripe = new Stripe('sk_test_not_used')
 
 beforeAll(async () => {
-  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { woocommerce: { secret: WOO_SECRET } } }] })
+  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { woocommerce: { secret: WOO_SECRET }, stripe: { signingSecret: STRIPE_SECRET } } }] })
   key = await app.createKey('demo')
 })
 afterAll(async () => {
@@ -82,5 +86,52 @@ describe('WooCommerce order.updated with refunds', () => {
       expect(await response.json()).toMatchObject({ code: 'INVALID_WEBHOOK' })
     }
     expect((await marks('727'))[0]!.refund_ids).toEqual(['refund-741', 'refund-742', 'status-refunded'])
+  })
+})
+
+/** Posts a Stripe event with the Stripe-Signature header the official client computes (t=…,v1=…). */
+function postStripe(raw: string, secret = STRIPE_SECRET) {
+  return app.request(`/api/v1/conversions/stripe/${copKey()}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: raw, secret }) },
+    body: raw,
+  })
+}
+
+describe('Stripe refund.created and charge.refunded', () => {
+  it('a refund of the Checkout payment turns the exported order refunded, linked by its PaymentIntent; a retry counts once; charge.refunded takes the rest', async () => {
+    expect((await postStripe(fixture('stripe-checkout-session-completed.json'))).status).toBe(200)
+    await markSent('A-1001')
+    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: false, refunded_at: null, value: 129.85 })
+
+    const refund = fixture('stripe-refund-created.json')
+    const response = await postStripe(refund)
+    expect(response.status).toBe(200)
+    // The refund names the PaymentIntent; the purchase was stored under the shop's order id from the session's metadata.
+    expect(await response.json()).toMatchObject({ accepted: true, refund: { order_id: 'pi_3QNf2aLkdIwHu7ix0aBcDeF1', refund_id: 're_3QNf2aLkdIwHu7ix0GhT7Kp2', outcome: 'applied' } })
+    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T07:40:10.000000Z', value: 129.85 })
+
+    expect(await (await postStripe(refund)).json()).toMatchObject({ refund: { outcome: 'repeat' } })
+    expect(await marks('A-1001')).toEqual([{ refunded_value: 40, refund_ids: ['re_3QNf2aLkdIwHu7ix0GhT7Kp2'] }])
+
+    expect(await (await postStripe(fixture('stripe-charge-refunded.json'))).json()).toMatchObject({ refunds: [{ refund_id: 'charge-ch_3QNf2aLkdIwHu7ix0x8Zq2Lm-refunded', outcome: 'applied' }] })
+    expect(await marks('A-1001')).toEqual([{ refunded_value: 129.85, refund_ids: ['re_3QNf2aLkdIwHu7ix0GhT7Kp2', 'charge-ch_3QNf2aLkdIwHu7ix0x8Zq2Lm-refunded'] }])
+  })
+
+  it('a refund signed with another secret, or not at all, answers 401 and records nothing', async () => {
+    const other = fixture('stripe-refund-created.json').replaceAll('re_3QNf2aLkdIwHu7ix0GhT7Kp2', 're_3QNf2aLkdIwHu7ix0Other01')
+    expect((await postStripe(other, 'whsec_someoneElsesSecret0000')).status).toBe(401)
+    const unsigned = await app.request(`/api/v1/conversions/stripe/${copKey()}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: other })
+    expect(unsigned.status).toBe(401)
+    expect((await marks('A-1001'))[0]!.refund_ids).not.toContain('re_3QNf2aLkdIwHu7ix0Other01')
+  })
+
+  it('hostile refund bodies get 422, never 500', async () => {
+    const refund = JSON.parse(fixture('stripe-refund-created.json')) as { data: { object: Record<string, unknown> } }
+    for (const changes of [{ id: 'x'.repeat(10_000) }, { amount: '4000' }, { amount: 1e300 }, { currency: ['eur'] }, { payment_intent: 'pi_\ud800' }, { created: 'yesterday' }]) {
+      const response = await postStripe(JSON.stringify({ ...refund, data: { object: { ...refund.data.object, ...changes } } }))
+      expect(response.status).toBe(422)
+      expect(await response.json()).toMatchObject({ code: 'INVALID_WEBHOOK' })
+    }
   })
 })

@@ -82,6 +82,53 @@ testIntakeSource({
     { name: 'the PaymentIntent of a subscription invoice', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb \(a subscription\)/ },
   ],
   additionalTests: () => {
+    describe('stripe: refunds', () => {
+      const REFUND = fixture('stripe-refund-created.json')
+      const CHARGE = fixture('stripe-charge-refunded.json')
+      const refunded = { orderId: 'pi_3QNf2aLkdIwHu7ix0aBcDeF1', messageId: 'stripe-pi-pi_3QNf2aLkdIwHu7ix0aBcDeF1' }
+
+      it('reads refund.created by its re_ id, linked to the PaymentIntent the purchase is keyed by, amount in major units', () => {
+        expect(parse(REFUND)).toEqual({
+          kind: 'refund', sourceEventType: 'refund.created',
+          refund: { ...refunded, refundId: 're_3QNf2aLkdIwHu7ix0GhT7Kp2', amount: 40, currency: 'EUR', at: new Date(1795419610 * 1000) },
+        })
+        // An expanded payment_intent, the shop's own order id in the refund's metadata, a zero-decimal currency.
+        expect(parse(withObject(REFUND, { payment_intent: { id: 'pi_9', object: 'payment_intent' }, metadata: { order_id: 'A-1001' }, currency: 'jpy', amount: 1500 }))).toMatchObject({
+          refund: { orderId: 'A-1001', messageId: 'stripe-pi-pi_9', amount: 1500, currency: 'JPY' },
+        })
+      })
+
+      it('records nothing for a refund that returned no money, or one with no PaymentIntent to link', () => {
+        for (const status of ['failed', 'canceled', 'requires_action']) {
+          expect(parse(withObject(REFUND, { status }))).toEqual({ kind: 'ignored', reason: `refund re_3QNf2aLkdIwHu7ix0GhT7Kp2 is ${status}: no money was returned` })
+        }
+        expect(parse(withObject(REFUND, { status: 'pending' }))).toMatchObject({ kind: 'refund' })
+        expect(parse(withObject(REFUND, { payment_intent: null }))).toMatchObject({ kind: 'ignored', reason: expect.stringMatching(/names no PaymentIntent/) })
+      })
+
+      it('reads charge.refunded: a fully refunded charge as the whole value, listed refunds by their re_ ids, a partial one without the list ignored', () => {
+        expect(parse(CHARGE)).toEqual({
+          kind: 'conversions', conversions: [], sourceEventType: 'charge.refunded',
+          refunds: [{ ...refunded, refundId: 'charge-ch_3QNf2aLkdIwHu7ix0x8Zq2Lm-refunded', at: new Date(1795506020 * 1000) }],
+        })
+        const listed = { object: 'list', has_more: false, url: '/v1/charges/ch_3QNf2aLkdIwHu7ix0x8Zq2Lm/refunds', data: [JSON.parse(REFUND).data.object] }
+        expect(parse(withObject(CHARGE, { refunded: false, amount_refunded: 4000, refunds: listed }))).toMatchObject({
+          refunds: [{ refundId: 're_3QNf2aLkdIwHu7ix0GhT7Kp2', amount: 40 }],
+        })
+        expect(parse(withObject(CHARGE, { refunded: false, amount_refunded: 4000 }))).toEqual({
+          kind: 'ignored', reason: 'charge ch_3QNf2aLkdIwHu7ix0x8Zq2Lm is partly refunded and its refunds are not listed: subscribe to refund.created, which brings each refund',
+        })
+      })
+
+      it('refuses a refund whose fields are not what Stripe sends, naming the field', () => {
+        expect(() => parse(withObject(REFUND, { amount: '40.00' }))).toThrow(/data\.object\.amount/)
+        expect(() => parse(withObject(REFUND, { amount: -1 }))).toThrow(/data\.object\.amount/)
+        expect(() => parse(withObject(REFUND, { id: 'x'.repeat(300) }))).toThrow(/data\.object\.id/)
+        expect(() => parse(withObject(REFUND, { currency: 7 }))).toThrow(/data\.object\.currency/)
+        expect(() => parse(withObject(CHARGE, { refunds: { data: 'none' } }))).toThrow(/data\.object\.refunds\.data/)
+      })
+    })
+
     const raw = encode(SESSION)
     const verifyAt = (signedAt: Date, header = signature(raw, SECRET, signedAt), using = options) => stripe.verify(raw, new Headers({ 'Stripe-Signature': header }), using, NOW)
     const seconds = (n: number) => new Date(NOW.getTime() + n * 1000)

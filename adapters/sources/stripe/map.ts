@@ -6,6 +6,7 @@ import type { SourceConversion, SourceParseResult } from '../../../core/registry
 import { clickIdsFrom } from '../click-ids.ts'
 import { compact, currencyAt, fail, idAt, listAt, objectAt, requiredIdAt, textAt, unixSecondsAt, type JsonObject } from '../fields.ts'
 import { fromMinorUnits } from './currency.ts'
+import { REFUND_EVENTS, fromRefundEvent } from './refund.ts'
 
 export const SESSION_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded'] as const
 export const INTENT_EVENT = 'payment_intent.succeeded'
@@ -21,7 +22,8 @@ export function toStripeResult(event: JsonObject, eventName: string, renewalEven
   if ((SESSION_EVENTS as readonly string[]).includes(type)) result = fromSession(object, eventName)
   else if (type === INTENT_EVENT) result = fromPaymentIntent(object, eventName)
   else if ((INVOICE_EVENTS as readonly string[]).includes(type)) result = fromRenewalInvoice(object, renewalEvent)
-  else return { kind: 'ignored', reason: `event type ${type} is not a payment; subscribe to ${[...SESSION_EVENTS, INTENT_EVENT, ...INVOICE_EVENTS].join(', ')}` }
+  else if ((REFUND_EVENTS as readonly string[]).includes(type)) return fromRefundEvent(type, object, occurredAt)
+  else return { kind: 'ignored', reason: `event type ${type} is not a payment; subscribe to ${[...SESSION_EVENTS, INTENT_EVENT, ...INVOICE_EVENTS, ...REFUND_EVENTS].join(', ')}` }
   if (typeof result === 'string') return { kind: 'ignored', reason: result }
   return { kind: 'conversions', conversions: [compact({ ...result, occurredAt })], sourceEventType: type }
 }
@@ -164,7 +166,7 @@ function toConversion(payment: Payment, eventName: string): SourceConversion {
   } satisfies SourceConversion)
 }
 
-function toValue(amount: unknown, path: string, currency: string | undefined): number | undefined {
+export function toValue(amount: unknown, path: string, currency: string | undefined): number | undefined {
   if (amount === undefined || amount === null) return undefined
   if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount < 0) fail(path, 'must be a whole number of minor units (cents), 0 or more')
   if (!currency) fail('data.object.currency', 'is required with an amount')

@@ -12,6 +12,8 @@ export interface RefundRecord {
   orderId: string
   /** The refund's own id (Shopify refund id, Stripe re_…, `cancel` for a cancellation): a retried webhook counts once. */
   refundId: string
+  /** The purchase's messageId, when the refund names the payment (a Stripe PaymentIntent): its conversions are marked too. */
+  messageId?: string
   /** The amount refunded by this refund, in the order's currency; absent: the whole value (a cancellation, a full refund). */
   amount?: number
   /** The amount's currency; an amount in another currency than the conversion's is not added (it cannot be compared). */
@@ -31,18 +33,19 @@ export interface RecordedRefund {
 
 /**
  * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time, $6 the amount's
- * currency or null. Marks every
- * conversion of the site with that order id (the trusted purchase, and a public copy the tracking script sent for
+ * currency or null, $7 the purchase's messageId or null. Marks every conversion of the site with that order id or
+ * that messageId (the trusted purchase, and a public copy the tracking script sent for
  * the same order: the export folds them to one row and may show either), once per refund id. The amount refunded
  * so far grows by each refund, never beyond the conversion's value; a refund without an amount refunds the whole
  * value; an amount in a currency other than the conversion's adds nothing (the refund is still recorded and dated).
  * `refunded_at` keeps the first refund's time. Answers how many rows the order has and the ids of those marked now.
  */
 const RECORD_REFUND: PreparedStatement = {
-  name: 'dcgate_record_refund_v3',
+  name: 'dcgate_record_refund_v4',
   reusePlan: false,
   text: `with matched as (
       select id from conversions where site_id = $1 and order_id = $2
+      union select id from conversions where site_id = $1 and message_id = $7::text
     ), marked as (
       update conversions c set
         refunded_value = case
@@ -62,7 +65,7 @@ const RECORD_REFUND: PreparedStatement = {
 export async function recordRefund(prepared: RunPrepared, siteId: string, refund: RefundRecord): Promise<RecordedRefund> {
   const amount = amountOf(refund) ?? null
   const [row] = await prepared<{ matched: number, marked: string[] }>(RECORD_REFUND, [
-    siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(), refund.currency ?? null,
+    siteId, refund.orderId, refund.refundId, amount, refund.at.toISOString(), refund.currency ?? null, refund.messageId ?? null,
   ])
   if (!row || row.matched === 0) return { outcome: 'unknown_order', conversionIds: [] }
   return row.marked.length > 0 ? { outcome: 'applied', conversionIds: row.marked } : { outcome: 'repeat', conversionIds: [] }
