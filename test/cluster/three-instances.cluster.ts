@@ -116,6 +116,15 @@ function conversion(messageId: string, base: string, key: string) {
   })
 }
 
+/** This instance's dcgate_conversions_total for the automation route, from its Prometheus text. */
+async function conversionsCounted(base: string): Promise<{ accepted: number, duplicate: number }> {
+  const text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()
+  const value = (outcome: string) => text.split('\n')
+    .filter((line) => line.startsWith('dcgate_conversions_total{') && line.includes('source="automation"') && line.includes(`outcome="${outcome}"`))
+    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0)
+  return { accepted: value('accepted'), duplicate: value('duplicate') }
+}
+
 describe('three instances behind Caddy', () => {
   it('a key deleted through one instance is refused by every instance at its next request', async () => {
     const key = await createKey(instances[0]!, 'burst', 'to-delete')
@@ -157,6 +166,10 @@ describe('three instances behind Caddy', () => {
       }
     }))
     expect(answers.filter((a) => a.includes('duplicate_delivery_skipped'))).toHaveLength(ids.length)
+    // Spread: each instance counted some of them in its own /metrics (open on loopback), and together all of them.
+    const counted = await Promise.all(instances.map((i) => conversionsCounted(i.url)))
+    for (const count of counted) expect(count.accepted + count.duplicate).toBeGreaterThan(0)
+    expect(counted.reduce((sum, c) => ({ accepted: sum.accepted + c.accepted, duplicate: sum.duplicate + c.duplicate }))).toEqual({ accepted: ids.length, duplicate: ids.length })
     await expect.poll(() => platforms.acceptedCounts(), { timeout: 90_000, interval: 500 })
       .toEqual(Object.fromEntries(PLATFORMS.map((p) => [p, ids.length])))
     // Each id on every platform, and no platform holds more than one event per id: exactly once.
