@@ -68,7 +68,7 @@ function inlinePlugins(own: unknown): PluginDefinition[] {
   return list.filter((entry): entry is PluginDefinition => typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string')
 }
 
-/** PORT, DATABASE_URL, REDIS_URL, DCGATE_DATA_DIR and DCGATE_ADMIN_TOKEN win over the file. */
+/** PORT, HOST, DATABASE_URL, REDIS_URL, DCGATE_DATA_DIR and DCGATE_ADMIN_TOKEN win over the file. */
 function applyEnvOverrides(input: unknown, env: NodeJS.ProcessEnv): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input
   const config = { ...(input as Record<string, unknown>) }
@@ -83,6 +83,7 @@ function applyEnvOverrides(input: unknown, env: NodeJS.ProcessEnv): unknown {
     if (Number.isNaN(port)) throw new BootError('Invalid configuration', [`PORT: must be a whole number, got "${env.PORT}"`])
     section('server').port = port
   }
+  if (env.HOST) section('server').host = env.HOST
   if (env.DATABASE_URL) section('database').url = env.DATABASE_URL
   if (env.REDIS_URL) section('storage').url = env.REDIS_URL
   if (env.DCGATE_DATA_DIR) config.dataDir = env.DCGATE_DATA_DIR
