@@ -13,12 +13,13 @@ const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${na
 const copKey = () => app.dcgate.context.sites.byId('demo')!.copKey
 
 const WOO_SECRET = 'Xq4v9LkT2mWp8RzN6cYb3HfJ'
+const MAKE_SECRET = 'make-7c1e9a4f2b8d6e3a'
 const STRIPE_SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
 /** The official client, only to sign bodies as Stripe does (it sends no request here). */
 const stripe = new Stripe('sk_test_not_used')
 
 beforeAll(async () => {
-  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { woocommerce: { secret: WOO_SECRET }, stripe: { signingSecret: STRIPE_SECRET } } }] })
+  app = await bootTestApp({ plugins: ['export', 'intake'], sites: [{ id: 'demo', name: 'Demo shop', sources: { woocommerce: { secret: WOO_SECRET }, stripe: { signingSecret: STRIPE_SECRET }, make: { secret: MAKE_SECRET } } }] })
   key = await app.createKey('demo')
 })
 afterAll(async () => {
@@ -132,6 +133,39 @@ describe('Stripe refund.created and charge.refunded', () => {
       const response = await postStripe(JSON.stringify({ ...refund, data: { object: { ...refund.data.object, ...changes } } }))
       expect(response.status).toBe(422)
       expect(await response.json()).toMatchObject({ code: 'INVALID_WEBHOOK' })
+    }
+  })
+})
+
+/** Posts to the Make source, signed as its README tells a scenario to: X-Dcgate-Signature sha256=<hex HMAC of the body>. */
+function postMake(body: unknown, signed = true) {
+  const raw = JSON.stringify(body)
+  const signature: Record<string, string> = signed ? { 'x-dcgate-signature': `sha256=${createHmac('sha256', MAKE_SECRET).update(raw).digest('hex')}` } : {}
+  return app.request(`/api/v1/conversions/make/${copKey()}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signature }, body: raw })
+}
+
+describe('an automation refund event (Make)', () => {
+  it('a signed Order Refunded marks the order sent before; a retry counts once; an unsigned one records nothing', async () => {
+    const purchase = { event: 'Purchase', messageId: 'make-order-5001', properties: { value: 80, currency: 'EUR', order_id: '5001', confirmation: 'payment_confirmed' } }
+    expect((await postMake(purchase)).status).toBe(200)
+    await markSent('5001')
+    const refund = { event: 'Order Refunded', properties: { order_id: '5001', refund_id: 'rf-5001-1', amount: 30, currency: 'EUR', refunded_at: '2026-11-24T09:30:00Z' } }
+
+    const unsigned = await postMake(refund, false)
+    expect(unsigned.status).toBe(200)
+    expect(await unsigned.json()).toMatchObject({ accepted: false, ignored: 'a refund must be signed; nothing was recorded' })
+    expect(await marks('5001')).toEqual([{ refunded_value: null, refund_ids: null }])
+
+    expect(await (await postMake(refund)).json()).toMatchObject({ accepted: true, refund: { order_id: '5001', refund_id: 'rf-5001-1', outcome: 'applied' } })
+    expect(await (await postMake(refund)).json()).toMatchObject({ refund: { outcome: 'repeat' } })
+    expect(await marks('5001')).toEqual([{ refunded_value: 30, refund_ids: ['rf-5001-1'] }])
+    expect(await exportedOrder('5001')).toMatchObject({ refunded: true, refunded_at: '2026-11-24T09:30:00.000000Z', value: 80 })
+  })
+
+  it('a refund body with hostile fields gets 422, never 500', async () => {
+    for (const properties of [{ order_id: 'x'.repeat(100_000) }, { order_id: ['5001'] }, { order_id: '5001', amount: 1e400 }, { order_id: '5001', refunded_at: '2026-13-45T99:99:99Z' }, { order_id: '\u0000' }]) {
+      const response = await postMake({ event: 'Refund', properties })
+      expect(response.status).toBe(422)
     }
   })
 })

@@ -122,3 +122,45 @@ describe('automation sources', () => {
     expect(error!.message).toBe(error!.problems.join('; '))
   })
 })
+
+describe('automation sources: refund events', () => {
+  const options = v.parse(make.options, { secret: SECRET })
+  const parse = (body: unknown) => make.parse(encode(JSON.stringify(body)), new Headers(), options)
+
+  it('reads Refund / Order Refunded (any case) with its amount, and Order Cancelled as the whole value', () => {
+    expect(parse({ event: 'Order Refunded', properties: { order_id: 1001, refund_id: 'rf-1', amount: '40.00', currency: 'eur', refunded_at: '2026-11-24T09:30:00Z' } })).toEqual({
+      kind: 'refund', sourceEventType: 'Order Refunded',
+      refund: { orderId: '1001', refundId: 'rf-1', amount: 40, currency: 'EUR', at: new Date('2026-11-24T09:30:00Z') },
+    })
+    expect(parse({ event: ' refund ', properties: { order_id: '1001', refund_id: 'rf-2' } })).toMatchObject({ refund: { orderId: '1001', refundId: 'rf-2' } })
+    expect(parse({ event: 'Order Cancelled', properties: { order_id: '1001', amount: 5 } })).toMatchObject({ refund: { orderId: '1001', refundId: 'cancelled' } })
+    expect((parse({ event: 'Order Cancelled', properties: { order_id: '1001' } }) as { refund: object }).refund).not.toHaveProperty('amount')
+  })
+
+  it('without refund_id, the id comes from the body bytes: a tool retrying the same body counts once', () => {
+    const body = { event: 'Refund', properties: { order_id: '1001', amount: 10 } }
+    const id = `body-${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}`
+    expect(parse(body)).toMatchObject({ refund: { refundId: id } })
+  })
+
+  it('refuses a refund without an order, or with fields of the wrong kind, naming each', () => {
+    const refused = (body: unknown) => {
+      try {
+        parse(body)
+      }
+      catch (error) {
+        if (error instanceof SourceInputError) return error.problems
+        throw error
+      }
+      throw new Error('not refused')
+    }
+    expect(refused({ event: 'Refund' })).toEqual([expect.stringMatching(/^properties: /)])
+    expect(refused({ event: 'Refund', properties: { order_id: '' } })).toEqual(['properties.order_id: must not be empty'])
+    expect(refused({ event: 'Refund', properties: { order_id: 'x'.repeat(256) } })).toEqual(['properties.order_id: must be at most 255 characters'])
+    expect(refused({ event: 'Refund', properties: { order_id: { id: 1 } } })[0]).toMatch(/^properties\.order_id: /)
+    expect(refused({ event: 'Refund', properties: { order_id: '1', amount: -5 } })).toEqual(['properties.amount: must be 0 or more'])
+    expect(refused({ event: 'Refund', properties: { order_id: '1', amount: 'lots' } })[0]).toMatch(/^properties\.amount: must be an amount/)
+    expect(refused({ event: 'Refund', properties: { order_id: '1', refunded_at: 'yesterday' } })[0]).toMatch(/^properties\.refunded_at: /)
+    expect(refused({ event: 'Refund', properties: { order_id: '1', currency: 'euro' } })).toEqual(['properties.currency: must be a 3-letter currency code'])
+  })
+})

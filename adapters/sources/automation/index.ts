@@ -14,6 +14,7 @@ import { clipped, compact } from '../fields.ts'
 import { readJsonObject } from '../json-body.ts'
 import { secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
+import { isRefundEvent, toAutomationRefund } from './refund.ts'
 
 export const AUTOMATION_TOOLS = ['zapier', 'make', 'n8n'] as const
 export type AutomationTool = typeof AUTOMATION_TOOLS[number]
@@ -48,6 +49,7 @@ export function createAutomationSource(name: AutomationTool): IntakeSourceDefini
     },
     parse: (raw) => {
       const body = readJsonObject(raw)
+      if (isRefundEvent(body)) return { kind: 'refund', refund: toAutomationRefund(body, derivedMessageId(raw)), sourceEventType: clipped(String(body.event).trim(), 64) }
       const result = v.safeParse(ConversionRequest, body)
       if (!result.success) {
         const problems = formatIssues(result.issues)
