@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { createBrowser, mailedLinks } from './support.ts'
+
+let app: TestApp
+beforeAll(async () => {
+  app = await bootTestApp({
+    // Each test browser comes from its own address (X-Forwarded-For), so the per-IP sign-in limit counts them apart.
+    server: { trustProxy: true },
+    sites: [
+      { id: 'demo', name: 'Demo shop', members: ['Owner@Shop.example'] },
+      { id: 'other', name: 'Other shop', members: ['someone@other.example'] },
+    ],
+  })
+})
+afterAll(() => app?.close())
+
+describe('signed out', () => {
+  it('shows the admin token form and the email form', async () => {
+    const page = await createBrowser(app).get('/dashboard')
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('<label for="token">Admin token</label>')
+    expect(page.text).toContain('type="password"')
+    expect(page.text).toContain('>Sign in</button>')
+    expect(page.text).toContain('<label for="email">Email</label>')
+    expect(page.text).toContain('>Email me a sign-in link</button>')
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect(page.headers.get('content-security-policy')).not.toContain('unsafe-inline')
+  })
+
+  it('sends a site page back to the sign-in', async () => {
+    const page = await createBrowser(app).get('/dashboard/sites/demo/keys')
+    expect(page.status).toBe(303)
+    expect(page.headers.get('location')).toBe('/dashboard')
+  })
+})
+
+describe('the operator', () => {
+  it('signs in with the admin token and sees every site, by name', async () => {
+    const browser = createBrowser(app)
+    const signedIn = await browser.signInAsOperator(app.dcgate.adminToken)
+    expect(signedIn.status).toBe(303)
+    const home = await browser.get('/dashboard')
+    expect(home.text).toContain('>Demo shop</a>')
+    expect(home.text).toContain('>Other shop</a>')
+    expect((await browser.get('/dashboard/sites/other/keys')).status).toBe(200)
+  })
+
+  it('gets 401 and no session for a wrong token', async () => {
+    const browser = createBrowser(app, '203.0.113.50')
+    const refused = await browser.signInAsOperator('not-the-token-at-all')
+    expect(refused.status).toBe(401)
+    expect(refused.text).toContain('That is not the admin token.')
+    expect(browser.jar.has('dcgate_dashboard')).toBe(false)
+  })
+
+  it('gets a session cookie that is HttpOnly, SameSite=Strict and limited to /dashboard; Secure only over HTTPS', async () => {
+    const plain = createBrowser(app, '203.0.113.51')
+    await plain.get('/dashboard')
+    const answer = await plain.post('/dashboard/sign-in', { token: app.dcgate.adminToken })
+    const cookie = answer.headers.getSetCookie().find((line) => line.startsWith('dcgate_dashboard='))!
+    expect(cookie).toMatch(/HttpOnly/i)
+    expect(cookie).toMatch(/SameSite=Strict/i)
+    expect(cookie).toMatch(/Path=\/dashboard/i)
+    expect(cookie).not.toMatch(/Secure/i)
+
+    const tls = createBrowser(app, '203.0.113.52')
+    await tls.get('https://dcgate.example/dashboard')
+    const secure = await tls.post('https://dcgate.example/dashboard/sign-in', { token: app.dcgate.adminToken })
+    expect(secure.headers.getSetCookie().find((line) => line.startsWith('dcgate_dashboard='))).toMatch(/; Secure/i)
+  })
+
+  it('signs out: the old cookie no longer opens a page', async () => {
+    const browser = createBrowser(app, '203.0.113.53')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    const cookie = browser.jar.get('dcgate_dashboard')!
+    await browser.get('/dashboard')
+    expect((await browser.post('/dashboard/sign-out')).status).toBe(303)
+    const replay = await app.request('/dashboard/sites/demo/keys', { headers: { cookie: `dcgate_dashboard=${cookie}` }, redirect: 'manual' })
+    expect(replay.status).toBe(303)
+  })
+})
+
+describe('a member', () => {
+  it('signs in with an emailed one-time link and sees only their sites', async () => {
+    const browser = createBrowser(app, '203.0.113.60')
+    const signedIn = await browser.signInAsMember('owner@shop.example')
+    expect(signedIn.status).toBe(303)
+    const home = await browser.get('/dashboard')
+    expect(home.text).toContain('>Demo shop</a>')
+    expect(home.text).not.toContain('Other shop')
+    expect((await browser.get('/dashboard/sites/demo/keys')).status).toBe(200)
+  })
+
+  it('gets 403 on another site\'s pages and actions, and on a site that does not exist', async () => {
+    const browser = createBrowser(app, '203.0.113.61')
+    await browser.signInAsMember('owner@shop.example')
+    await browser.get('/dashboard/sites/demo/keys')
+    for (const path of ['/dashboard/sites/other/keys', '/dashboard/sites/other/setup', '/dashboard/sites/nosuchsite/keys']) {
+      expect((await browser.get(path)).status).toBe(403)
+    }
+    expect((await browser.post('/dashboard/sites/other/keys/create', { name: 'sneaky' })).status).toBe(403)
+    const keys = await (await app.admin('GET', '/sites/other/keys')).json() as { keys: unknown[] }
+    expect(keys.keys).toEqual([])
+  })
+
+  it('uses a link once: the second use is refused', async () => {
+    const browser = createBrowser(app, '203.0.113.62')
+    await browser.get('/dashboard')
+    await browser.post('/dashboard/sign-in/email', { email: 'someone@other.example' })
+    const link = new URL(mailedLinks(app.dataDir, 'someone@other.example').at(-1)!)
+    const token = link.searchParams.get('token')!
+    await browser.get(link.pathname + link.search)
+    expect((await browser.post('/dashboard/link', { token })).status).toBe(303)
+    const again = createBrowser(app, '203.0.113.63')
+    expect((await again.get(link.pathname + link.search)).status).toBe(400)
+    await again.get('/dashboard')
+    expect((await again.post('/dashboard/link', { token })).status).toBe(400)
+  })
+
+  it('answers the same for an address that is no member, and mails it nothing', async () => {
+    const browser = createBrowser(app, '203.0.113.64')
+    await browser.get('/dashboard')
+    const answer = await browser.post('/dashboard/sign-in/email', { email: 'stranger@evil.example' })
+    expect(answer.status).toBe(200)
+    expect(answer.text).toContain('If this address belongs to a member')
+    expect(mailedLinks(app.dataDir, 'stranger@evil.example')).toEqual([])
+  })
+
+  it('refuses an email field that is not one address, or holds a NUL, with a 4xx', async () => {
+    const browser = createBrowser(app, '203.0.113.65')
+    for (const email of ['a@b.example, c@d.example', 'owner@shop.example\u0000', 'x'.repeat(20_000)]) {
+      await browser.get('/dashboard')
+      const answer = await browser.post('/dashboard/sign-in/email', { email })
+      expect(answer.status).toBe(400)
+    }
+    expect(mailedLinks(app.dataDir, 'a@b.example')).toEqual([])
+  })
+})

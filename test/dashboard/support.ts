@@ -1,0 +1,84 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { TestApp } from '../helpers/app.ts'
+
+export interface Answer { status: number, text: string, headers: Headers }
+
+/**
+ * A browser stand-in over app.request: keeps cookies (as Set-Cookie says), sends forms urlencoded, and reads the
+ * CSRF token of the last page it saw, as a browser's form would carry it.
+ */
+export function createBrowser(app: TestApp, ip = '203.0.113.7') {
+  const jar = new Map<string, string>()
+  let lastPage = ''
+  const send = async (path: string, init: RequestInit = {}): Promise<Answer> => {
+    const headers = new Headers(init.headers)
+    if (jar.size) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '))
+    headers.set('x-forwarded-for', ip)
+    const response = await app.request(path, { ...init, headers, redirect: 'manual' })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';')
+      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)]
+      if (!value || /max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    const text = await response.text()
+    if (response.headers.get('content-type')?.startsWith('text/html')) lastPage = text
+    return { status: response.status, text, headers: response.headers }
+  }
+  return {
+    jar,
+    get: (path: string) => send(path),
+    /** Posts a form; `csrf` is filled in from the last page unless given. */
+    post: (path: string, fields: Record<string, string> = {}, extra: Record<string, string> = {}) => send(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...extra },
+      body: new URLSearchParams({ csrf: csrfOf(lastPage), ...fields }).toString(),
+    }),
+    async signInAsOperator(token: string): Promise<Answer> {
+      await send('/dashboard')
+      return this.post('/dashboard/sign-in', { token })
+    },
+    async signInAsMember(email: string): Promise<Answer> {
+      await send('/dashboard')
+      const asked = await this.post('/dashboard/sign-in/email', { email })
+      if (asked.status !== 200) return asked
+      const link = await waitForLink(app.dataDir, email)
+      const page = await send(new URL(link).pathname + new URL(link).search)
+      if (page.status !== 200) return page
+      return this.post('/dashboard/link', { token: new URL(link).searchParams.get('token')! })
+    },
+  }
+}
+
+export type Browser = ReturnType<typeof createBrowser>
+
+export function csrfOf(page: string): string {
+  return /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ''
+}
+
+/** The sign-in links mailed to `email` (the outbox: no SMTP configured), oldest first. */
+export function mailedLinks(dataDir: string, email: string): string[] {
+  const dir = join(dataDir, 'outbox')
+  let files: string[] = []
+  try {
+    files = readdirSync(dir).sort()
+  }
+  catch {
+    return []
+  }
+  return files.map((file) => readFileSync(join(dir, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '='))
+    .filter((mail) => mail.toLowerCase().includes(`to: ${email}`))
+    .flatMap((mail) => [...mail.matchAll(/https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/g)].map((match) => match[0]))
+}
+
+/** The newest link mailed to `email`, waiting for the mail (sent before the answer, but read from disk). */
+export async function waitForLink(dataDir: string, email: string, deadlineMs = 10_000): Promise<string> {
+  const until = Date.now() + deadlineMs
+  while (Date.now() < until) {
+    const links = mailedLinks(dataDir, email)
+    if (links.length) return links.at(-1)!
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no sign-in link was mailed to ${email}`)
+}
