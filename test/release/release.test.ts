@@ -150,14 +150,28 @@ describe('POST /api/v1/crm-release/:api_key/:secret', () => {
     expect(await response.json()).toEqual({ success: true, message: expect.stringContaining('no ad platform is connected'), releasedCount: 1 })
   })
 
-  it('records a release past the platform\'s event-age window as skipped with the reason, not sent', async () => {
+  it('sends a release past the platform\'s event-age window with the qualification time as event time, and the report says so (issue 18)', async () => {
     await capture('late-1', 'late@example.com')
     await sql(`update conversions set occurred_at = now() - interval '10 days' where message_id = 'late-1'`)
+    const releasedAt = Math.floor(Date.now() / 1000)
     expect((await release({ event_name: 'qualified_lead', email: 'late@example.com' })).status).toBe(200)
-    await expect.poll(async () => (await sql<{ status: string }[]>(`select d.status from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'late-1'`))[0]?.status).toBe('skipped')
-    const [row] = await sql<{ error: string }[]>(`select d.error from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'late-1'`)
+    await expect.poll(async () => (await sql<{ status: string }[]>(`select d.status from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'late-1'`))[0]?.status).toBe('sent')
+    const [row] = await sql<{ note: string }[]>(`select d.note from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'late-1'`)
+    expect(row!.note).toBe('sent with the qualification time as event time (the lead was qualified 10 days after it was made; testads takes events at most 7 days old)')
+    const [sent] = sentFor('late-1').map((r) => (JSON.parse(r.body) as { events: { id: string, time: number }[] }).events.find((e) => e.id === 'late-1')!)
+    expect(sent!.time).toBeGreaterThanOrEqual(releasedAt)
+  })
+
+  it('still skips a conversion past the window that was never held (a long outage), with the reason', async () => {
+    const response = await app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key },
+      body: JSON.stringify({ event: 'Lead', messageId: 'old-direct-1', timestamp: new Date(Date.now() - 10 * 86_400_000).toISOString(), context: { traits: { email: 'direct@example.com' } } }),
+    })
+    expect(response.status).toBeLessThan(300)
+    await expect.poll(async () => (await sql<{ status: string }[]>(`select d.status from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'old-direct-1'`))[0]?.status).toBe('skipped')
+    const [row] = await sql<{ error: string }[]>(`select d.error from deliveries d join conversions c on c.id = d.conversion_id where c.message_id = 'old-direct-1'`)
     expect(row!.error).toMatch(/10 days ago; testads takes events at most 7 days old/)
-    expect(sentFor('late-1')).toEqual([])
+    expect(sentFor('old-direct-1')).toEqual([])
   })
 })
 
