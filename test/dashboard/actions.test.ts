@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, health, type TestApp } from '../helpers/app.ts'
+import { createBrowser, csrfOf } from './support.ts'
+
+let app: TestApp
+beforeAll(async () => {
+  app = await bootTestApp({
+    server: { trustProxy: true },
+    sites: [{ id: 'demo', name: 'Demo shop', members: ['owner@shop.example'] }],
+    dashboard: { signInsPerIp: 3, linksPerEmail: 2 },
+  })
+})
+afterAll(() => app?.close())
+
+const auditRows = () => app.dcgate.context.prepared<{ site_id: string | null, actor: string, action: string, detail: string | null }>(
+  { name: '', text: 'select site_id, actor, action, detail from dashboard_audit order by created_at, id' }, [])
+
+describe('keys', () => {
+  it('creates a key shown in full once, which then works, and deletes it after a confirmation step', async () => {
+    const browser = createBrowser(app, '198.51.100.1')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    await browser.get('/dashboard/sites/demo/keys')
+    const created = await browser.post('/dashboard/sites/demo/keys/create', { name: 'zapier <prod>' })
+    expect(created.status).toBe(303)
+    expect(created.headers.get('location')).toBe('/dashboard/sites/demo/keys')
+
+    const shown = await browser.get('/dashboard/sites/demo/keys')
+    const key = /value="(dcp_[\w-]{43})"/.exec(shown.text)?.[1]
+    expect(key).toBeDefined()
+    expect(shown.text).toContain('zapier &lt;prod&gt;')
+    expect(shown.text).not.toContain('zapier <prod>')
+    expect((await health(app, key)).status).toBe(200)
+    const again = await browser.get('/dashboard/sites/demo/keys')
+    expect(again.text).not.toContain(key)
+    expect(again.text).toContain(key!.slice(0, 12))
+
+    const confirm = await browser.get(`/dashboard/sites/demo/keys?confirm=${key!.slice(0, 12)}`)
+    expect(confirm.text).toContain('This cannot be undone')
+    const deleted = await browser.post('/dashboard/sites/demo/keys/delete', { prefix: key!.slice(0, 12) })
+    expect(deleted.status).toBe(303)
+    expect((await health(app, key)).status).toBe(401)
+    const after = await browser.get('/dashboard/sites/demo/keys')
+    expect(after.text).toContain(`Key ${key!.slice(0, 12)}… deleted`)
+    expect(after.text).not.toContain(`<code>${key!.slice(0, 12)}</code>`)
+  })
+
+  it('refuses an empty name and an unknown prefix with a message, and changes nothing', async () => {
+    const browser = createBrowser(app, '198.51.100.2')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    await browser.get('/dashboard/sites/demo/keys')
+    await browser.post('/dashboard/sites/demo/keys/create', { name: '   ' })
+    expect((await browser.get('/dashboard/sites/demo/keys')).text).toContain('Give the key a name.')
+    await browser.post('/dashboard/sites/demo/keys/delete', { prefix: 'dcp_AAAAAAAA' })
+    expect((await browser.get('/dashboard/sites/demo/keys')).text).toContain('This site has no such key')
+  })
+})
+
+describe('CSRF', () => {
+  it('refuses a form without the session\'s token, or with another session\'s, with 403 and no key made', async () => {
+    const browser = createBrowser(app, '198.51.100.3')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    const other = createBrowser(app, '198.51.100.4')
+    await other.signInAsOperator(app.dcgate.adminToken)
+    const before = await auditRows()
+    expect((await browser.post('/dashboard/sites/demo/keys/create', { name: 'forged', csrf: '' })).status).toBe(403)
+    const othersToken = csrfOf((await other.get('/dashboard/sites/demo/keys')).text)
+    expect((await browser.post('/dashboard/sites/demo/keys/create', { name: 'forged', csrf: othersToken })).status).toBe(403)
+    const keys = await (await app.admin('GET', '/sites/demo/keys')).json() as { keys: { name: string }[] }
+    expect(keys.keys.map((k) => k.name)).not.toContain('forged')
+    expect((await auditRows()).length).toBe(before.length)
+  })
+
+  it('refuses a cross-site post and a sign-in form without its cookie token', async () => {
+    const browser = createBrowser(app, '198.51.100.5')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    await browser.get('/dashboard/sites/demo/keys')
+    expect((await browser.post('/dashboard/sites/demo/keys/create', { name: 'x' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403)
+    const fresh = createBrowser(app, '198.51.100.6')
+    expect((await fresh.post('/dashboard/sign-in', { token: app.dcgate.adminToken, csrf: 'made-up' })).status).toBe(403)
+  })
+
+  it('answers a form that is not urlencoded with 415', async () => {
+    const browser = createBrowser(app, '198.51.100.7')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    const answer = await app.request('/dashboard/sites/demo/keys/create', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'cookie': `dcgate_dashboard=${browser.jar.get('dcgate_dashboard')}` }, body: '{"name":"x"}',
+    })
+    expect(answer.status).toBe(415)
+  })
+})
+
+describe('rate limits', () => {
+  it('limits sign-in attempts per IP address, right token or not', async () => {
+    const browser = createBrowser(app, '198.51.100.20')
+    for (let i = 0; i < 3; i++) expect((await browser.signInAsOperator('wrong-token-xxxxxxxx')).status).toBe(401)
+    const limited = await browser.signInAsOperator(app.dcgate.adminToken)
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await createBrowser(app, '198.51.100.21').signInAsOperator(app.dcgate.adminToken)).status).toBe(303)
+  })
+
+  it('limits the links one address is sent, from any IP', async () => {
+    const ask = async (ip: string) => {
+      const browser = createBrowser(app, ip)
+      await browser.get('/dashboard')
+      return browser.post('/dashboard/sign-in/email', { email: 'owner@shop.example' })
+    }
+    expect((await ask('198.51.100.30')).status).toBe(200)
+    expect((await ask('198.51.100.31')).status).toBe(200)
+    expect((await ask('198.51.100.32')).status).toBe(429)
+  })
+})
+
+describe('audit log', () => {
+  it('records who did what on which site, and shows it on the Audit log page', async () => {
+    const browser = createBrowser(app, '198.51.100.40')
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    await browser.get('/dashboard/sites/demo/keys')
+    await browser.post('/dashboard/sites/demo/keys/create', { name: 'audited' })
+    const rows = await auditRows()
+    expect(rows).toContainEqual({ site_id: null, actor: 'operator', action: 'signed in', detail: 'admin token' })
+    expect(rows).toContainEqual(expect.objectContaining({ site_id: 'demo', actor: 'operator', action: 'created key', detail: expect.stringMatching(/^audited \(dcp_[\w-]{8}\)$/) }))
+    expect(rows).toContainEqual(expect.objectContaining({ actor: 'owner@shop.example', action: 'sign-in link sent' }))
+    const page = await browser.get('/dashboard/sites/demo/audit')
+    expect(page.text).toContain('created key')
+    expect(page.text).toContain('audited (dcp_')
+  })
+})
