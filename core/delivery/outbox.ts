@@ -5,6 +5,7 @@ import type { RunPrepared } from '../db/prepared.ts'
 import type { AttemptResult } from './answer.ts'
 import { stepOf } from './adjust.ts'
 import { dispatch, type Wire } from './dispatch.ts'
+import { observeDispatch } from '../metrics/observe.ts'
 import { asLateLead } from './late-lead.ts'
 import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
@@ -118,6 +119,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const result = adjustment
         ? await dispatch(platform, options, items.map((item): AdjustmentEvent => ({ conversion: item.event, adjustment: item.adjustment! })), ctx, platform.adjustments as Wire<AdjustmentEvent>)
         : await dispatch(platform, options, items.map((item) => item.event), ctx)
+      observeDispatch(platform.name, adjustment ? 'adjustment' : 'conversion', result)
       return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs }))
     },
     defer: (_item, waitMs) => ({ deferredMs: waitMs }),

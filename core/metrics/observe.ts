@@ -4,9 +4,9 @@ import type { ConversionPipeline } from '../delivery/pipeline.ts'
 import { metrics } from './registry.ts'
 
 /** One platform call: each event's outcome, and the call's time. */
-export function observeDispatch(platform: string, result: { outcomes: readonly DeliveryOutcome[], durationMs: number }): void {
-  for (const outcome of result.outcomes) metrics.deliveries.inc({ platform, outcome: outcome.status })
-  metrics.deliveryDuration.observe({ platform }, result.durationMs / 1000)
+export function observeDispatch(platform: string, kind: 'conversion' | 'adjustment', result: { outcomes: readonly DeliveryOutcome[], durationMs: number }): void {
+  for (const outcome of result.outcomes) metrics.deliveries.inc({ platform, kind, outcome: outcome.status })
+  metrics.deliveryDuration.observe({ platform, kind }, result.durationMs / 1000)
 }
 
 /** The pipeline, counting each conversion it answers: accepted (stored) or a duplicate of a stored one. */

@@ -40,14 +40,14 @@ export const metrics = {
   }),
   deliveries: new Counter({
     name: 'dcgate_deliveries_total',
-    help: 'Conversion events sent to ad platforms, by platform and outcome (sent, rejected, retry).',
-    labelNames: ['platform', 'outcome'] as const,
+    help: 'Events sent to ad platforms, by platform, kind (conversion, or adjustment: a refund told to the platform) and outcome (sent, rejected, retry).',
+    labelNames: ['platform', 'kind', 'outcome'] as const,
     registers,
   }),
   deliveryDuration: new Histogram({
     name: 'dcgate_delivery_duration_seconds',
-    help: 'Time of one call to an ad platform (authorize, send, read the answer), by platform.',
-    labelNames: ['platform'] as const,
+    help: 'Time of one call to an ad platform (authorize, send, read the answer), by platform and kind.',
+    labelNames: ['platform', 'kind'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
   }),

@@ -60,6 +60,12 @@ describe('GET /metrics', () => {
 
     expect(delta('dcgate_conversions_total', { source: 'automation', outcome: 'accepted' })).toBe(1)
     expect(delta('dcgate_conversions_total', { source: 'automation', outcome: 'duplicate' })).toBe(1)
+    expect(delta('dcgate_deliveries_total', { platform: 'testads', kind: 'conversion', outcome: 'sent' })).toBe(1)
+    expect(delta('dcgate_delivery_duration_seconds_count', { platform: 'testads', kind: 'conversion' })).toBe(1)
+    // A delivery to a loopback stand-in takes more than nothing and far less than the 10 s timeout.
+    const seconds = delta('dcgate_delivery_duration_seconds_sum', { platform: 'testads', kind: 'conversion' })
+    expect(seconds).toBeGreaterThan(0)
+    expect(seconds).toBeLessThan(10)
 
     const route = { method: 'POST', route: '/api/v1/conversions/automation', status: '202' }
     expect(delta('dcgate_http_requests_total', route)).toBe(2)
