@@ -214,6 +214,25 @@ describe('three instances behind Caddy', () => {
     expect(await Promise.all(instances.map((i) => health(i.url, burstKey)))).toEqual([200, 200, 200])
   })
 
+  it('a rolling restart (SIGTERM, start, ready, next) answers every request sent through Caddy meanwhile', async () => {
+    const statuses = new Map<string, number>()
+    let rolling = true
+    const clients = Array.from({ length: 4 }, async () => {
+      while (rolling) {
+        const status = await health(caddy.url, burstKey).then(String, (error: Error) => error.message)
+        statuses.set(status, (statuses.get(status) ?? 0) + 1)
+      }
+    })
+    for (const instance of instances) {
+      await instance.stop('SIGTERM')
+      await instance.restart()
+    }
+    rolling = false
+    await Promise.all(clients)
+    console.log(`cluster: rolling restart, answers through Caddy: ${JSON.stringify(Object.fromEntries(statuses))}`)
+    expect([...statuses.keys()]).toEqual(['200'])
+  }, 300_000)
+
   it('prints the throughput of three instances through Caddy beside one instance\'s (not an assertion)', async () => {
     const measure = (url: string) => new Promise<number>((resolve, reject) => {
       autocannon({ url: `${url}/api/v1/export/health`, connections: 16, duration: 5, timeout: 10, headers: { 'x-dc-key': burstKey } }, (error, result) => {
