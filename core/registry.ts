@@ -47,6 +47,8 @@ export interface AdPlatformDefinition<O = unknown> {
    * documents none: a refund is then recorded skipped, "not supported by <label>".
    */
   adjustments?: AdjustmentSupport<O>
+  /** Without `adjustments`: why, when it is more than "the API documents no refund" (another API would take them). */
+  adjustmentsGap?: string
   /**
    * How a held lead released after `maxEventAgeDays` is sent, in the report's words (Meta: "as a CRM-qualified lead
    * (action_source system_generated)"). Absent: with the qualification time as event time, which every platform takes.

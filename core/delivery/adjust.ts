@@ -92,7 +92,7 @@ export function labelOf(platform: Pick<AdPlatformDefinition<unknown>, 'label' | 
 }
 
 function notSupported(platform: AdPlatformDefinition<unknown>): string {
-  return `refund not sent: not supported by ${labelOf(platform)} (its API documents no refund or negative value)`
+  return `refund not sent: not supported by ${labelOf(platform)} (${platform.adjustmentsGap ?? 'its API documents no refund or negative value'})`
 }
 
 function notDelivered(platform: AdPlatformDefinition<unknown>, status: string): string {

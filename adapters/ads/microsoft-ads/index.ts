@@ -51,6 +51,7 @@ export const microsoftAdsOptions = strictOptions(
 export default defineAdPlatform<MicrosoftAdsOptions>({
   name: 'microsoft_ads',
   label: 'Microsoft Advertising',
+  adjustmentsGap: 'the UET Conversions API documents no refund; retractions and restatements go through the Campaign Management API\'s ApplyOnlineConversionAdjustments, which needs OAuth and a developer token this adapter does not have',
   apiVersion: MICROSOFT_ADS_API_VERSION,
   options: microsoftAdsOptions,
   // "The maximum number of events per batch upload is 1,000."
