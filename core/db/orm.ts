@@ -10,10 +10,11 @@ import { Site } from './entities/site.ts'
 import { ApiKey } from './entities/api-key.ts'
 import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
+import { PendingRefund } from '../delivery/entities/pending-refund.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, JobLease]
 
 export interface Database {
   orm: MikroORM

@@ -19,6 +19,7 @@ import { Migration20261126010000 } from './Migration20261126010000.ts'
 import { Migration20261126013041 } from './Migration20261126013041.ts'
 import { Migration20261126013652 } from './Migration20261126013652.ts'
 import { Migration20261126024241 } from './Migration20261126024241.ts'
+import { Migration20261126030500 } from './Migration20261126030500.ts'
 import { Migration20261126024830 } from './Migration20261126024830.ts'
 
 export const migrations: MigrationObject[] = [
@@ -41,5 +42,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126013041', class: Migration20261126013041 },
   { name: 'Migration20261126013652', class: Migration20261126013652 },
   { name: 'Migration20261126024241', class: Migration20261126024241 },
+  { name: 'Migration20261126030500', class: Migration20261126030500 },
   { name: 'Migration20261126024830', class: Migration20261126024830 },
 ]
