@@ -1,7 +1,7 @@
 import { html, layout, type Html } from './html.ts'
 
 /** The signed-out front page: the operator's token form and the members' email form. */
-export function signInPage(input: { csrf: string, tokenFile: string, message?: Html | string, linkMinutes: number }): string {
+export function signInPage(input: { csrf: string, message?: Html | string, linkMinutes: number }): string {
   return layout({
     title: 'Sign in',
     body: html`<section class="narrow">
@@ -13,7 +13,7 @@ ${input.message ? html`<div class="flash error" role="alert"><p>${input.message}
 <input type="hidden" name="csrf" value="${input.csrf}">
 <label for="token">Admin token</label>
 <input id="token" name="token" type="password" autocomplete="current-password" required maxlength="512">
-<p class="hint">The server keeps it in <code>${input.tokenFile}</code> (or <code>admin.token</code> in the config).</p>
+<p class="hint">On the server: the file <code>admin-token</code> in its data directory (<code>.data/</code> by default), or <code>admin.token</code> in the config.</p>
 <button type="submit" class="button">Sign in</button>
 </form>
 </div>

@@ -22,7 +22,7 @@ export const keysPage = definePage({
 <button type="submit" class="button danger">Delete key</button></form><a class="button secondary" href="${href('keys')}">Cancel</a></div></div>`
       : ''
     const rows = keys.map((key) => html`<tr><td>${key.name}</td><td><code>${key.prefix}</code></td><td>${time(key.created_at)}</td><td>${time(key.last_used_at)}</td>
-<td><form method="get" action="${href('keys')}"><input type="hidden" name="confirm" value="${key.prefix}"><button type="submit" class="button secondary" aria-label="Delete key ${key.name}">Delete key</button></form></td></tr>`)
+<td><form method="get" action="${href('keys')}"><input type="hidden" name="confirm" value="${key.prefix}"><button type="submit" class="button secondary">Delete key</button></form></td></tr>`)
     return {
       title: 'Keys',
       body: html`<h1>Keys</h1>

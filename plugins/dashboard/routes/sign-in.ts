@@ -1,5 +1,4 @@
 import type { H3Event } from 'h3'
-import { adminTokenFile } from '../../../core/admin/token.ts'
 import { canonicalEmail } from '../../../core/identity/email.ts'
 import { maskEmail } from '../../../core/mail/mask.ts'
 import { isMember } from '../access.ts'
@@ -23,7 +22,7 @@ export function addSignInRoutes(dashboard: Dashboard, renderHome: (event: H3Even
   const { ctx, options, sessions, links } = dashboard
   const secure = (event: H3Event) => cameOverHttps(event, ctx.config.server.trustProxy)
   const front = (event: H3Event, status: number, message?: string) => sendPage(event, status, signInPage({
-    csrf: formToken(event, secure(event)), tokenFile: adminTokenFile(ctx.config.dataDir), message, linkMinutes: options.linkMinutes,
+    csrf: formToken(event, secure(event)), message, linkMinutes: options.linkMinutes,
   }))
   /** A signed-out form: read, CSRF-checked, counted against the IP's sign-in budget; or the answer refusing it. */
   const signedOutForm = async (event: H3Event) => {
