@@ -1,9 +1,9 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, REPO_ROOT, tempDir } from '../helpers/server-process.ts'
+import { BIN, childEnv, freePort, REPO_ROOT, sleep, tempDir } from '../helpers/server-process.ts'
 import { createClusterDatabase } from './services.ts'
 
 // docs/deployment.md promises that every command it shows is run by the cluster test or by this test. Each shell
@@ -107,6 +107,53 @@ describe('docs/deployment.md', () => {
     for (const needle of needles) expect(CLUSTER_SOURCES).toContain(needle)
   })
 })
+
+describe('docs/deployment/dcgate.service', () => {
+  it('starts dcgate as its ExecStart does, with its environment and the page\'s config, ready on /readyz, and stops on SIGTERM within TimeoutStopSec', async () => {
+    const unit = serviceSection(readFileSync(join(REPO_ROOT, 'docs/deployment/dcgate.service'), 'utf8'))
+    // The page's config file, with the release's path pointing at this checkout and one site.
+    const [, snippet] = /```ts\n([\s\S]*?)```/.exec(DOC)!
+    const configFile = join(scratch, 'dcgate.config.ts')
+    writeFileSync(configFile, snippet!.replaceAll('/opt/dcgate/', REPO_ROOT).replace('sites: [/* ... */]', "sites: [{ id: 'shop', name: 'Shop' }]"))
+    const port = await freePort()
+    const env: Record<string, string> = { DATABASE_URL: database!.url, PORT: String(port) }
+    for (const line of unit.Environment ?? []) {
+      const [key, ...value] = line.split('=')
+      env[key!] = value.join('=')
+    }
+    expect(env).toMatchObject({ DCGATE_CONFIG: '/etc/dcgate/dcgate.config.ts', DCGATE_DATA_DIR: '/var/lib/dcgate' })
+    env.DCGATE_CONFIG = configFile
+    env.DCGATE_DATA_DIR = join(scratch, 'service-data')
+    const [command, ...args] = unit.ExecStart![0]!.split(' ')
+    const child = spawn(command!, args, { cwd: unit.WorkingDirectory![0]!.replace('/opt/dcgate', REPO_ROOT), env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
+    try {
+      await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status, { timeout: 120_000, interval: 250 }).toBe(200)
+      expect(unit.KillSignal).toEqual(['SIGTERM'])
+      const started = Date.now()
+      child.kill('SIGTERM')
+      expect(await Promise.race([exited, sleep(30_000).then(() => 'still running')]), output).toBe(0)
+      expect(Date.now() - started).toBeLessThan(Number.parseInt(unit.TimeoutStopSec![0]!, 10) * 1000)
+    }
+    finally {
+      child.kill('SIGKILL')
+    }
+  }, 180_000)
+})
+
+/** The [Service] section of a unit file, each key with its values in order (Environment may repeat). */
+function serviceSection(unit: string): Record<string, string[]> {
+  const section = /^\[Service\]\n([\s\S]*?)(?=^\[)/m.exec(unit)![1]!
+  const keys: Record<string, string[]> = {}
+  for (const line of section.split('\n').filter((l) => l && !l.startsWith('#'))) {
+    const at = line.indexOf('=')
+    ;(keys[line.slice(0, at)] ??= []).push(line.slice(at + 1))
+  }
+  return keys
+}
 
 /** migrate, then dump, then restore; the rest in any order. */
 function order(command: string): number {
