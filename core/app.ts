@@ -57,6 +57,8 @@ export interface DcgateApp {
   plugins: readonly PluginDefinition[]
   context: PluginContext
   adminToken: string
+  /** Turns /readyz to 503 (shutting down), so a load balancer sends nothing new; close() does it too. */
+  drain: () => void
   /** Runs `app:close`, then closes storage and the database. Idempotent. */
   close: () => Promise<void>
 }
@@ -159,7 +161,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await hooks.callHook('app:ready')
     // Ready once every plugin's setup ran (capture replayed its journal there).
     readiness.markBooted()
-    return { app, config, hooks, storage, database, plugins, context, adminToken, close }
+    return { app, config, hooks, storage, database, plugins, context, adminToken, drain: readiness.markStopping, close }
   }
   catch (error) {
     await close().catch(() => {})

@@ -36,6 +36,7 @@ export async function startServer(config: ResolvedConfig, options: CreateAppOpti
   if (options.banner !== false) printBanner(logger, dcgate, url)
   let stopping: Promise<void> | undefined
   const stop = () => (stopping ??= (async () => {
+    dcgate.drain() // /readyz says 503 on connections still open while in-flight requests finish
     await closeGracefully(server)
     await dcgate.close()
   })())
