@@ -19,3 +19,9 @@ export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error'>): string
   return row.status === 'sent' ? '' : row.error ?? (row.status === 'pending' ? 'waiting for its first attempt' : '')
 }
 
+
+/** A delivery's status as a badge: green when sent, red when failed. */
+export function statusBadge(status: string): Html {
+  const tone = status === 'sent' ? ' ok' : status === 'failed' ? ' error' : ''
+  return html`<span class="badge${tone}">${status}</span>`
+}

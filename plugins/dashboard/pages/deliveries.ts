@@ -10,7 +10,7 @@ import { listDeliveryPage, type DeliveryListRow } from '../queries/deliveries.ts
 import { readCursor, splitPage } from '../queries/paging.ts'
 import { renderDeliveryDetail } from './deliveries-detail.ts'
 import { filterQuery, readFilter, STATUSES, type FilterFields } from './deliveries-filter.ts'
-import { filterFields, reasonOf, retryForm } from './deliveries-parts.ts'
+import { filterFields, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -66,7 +66,7 @@ function backQuery(ctx: ActionContext): string {
 function filterForm(ctx: PageContext, fields: FilterFields): Html {
   const platforms = ctx.plugin.registry.forSite(ctx.site.id, 'ad-platform').map((c) => c.definition.name)
   const option = (value: string, label: string, selected: string) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
-  return html`<form method="get" action="${ctx.href('deliveries')}" class="filters" role="search" aria-label="Filter deliveries">
+  return html`<form method="get" action="${ctx.href('deliveries')}" class="row filters" role="search" aria-label="Filter deliveries">
 <label>Platform <select name="platform">${option('', 'All platforms', fields.platform)}${[...new Set([...platforms, ...(fields.platform ? [fields.platform] : [])])].map((p) => option(p, p, fields.platform))}</select></label>
 <label>Status <select name="status">${option('', 'Any status', fields.status)}${STATUSES.map((s) => option(s, s, fields.status))}</select></label>
 <label>Event <input name="event" value="${fields.event}" maxlength="255" list="site-events"></label>
@@ -88,8 +88,8 @@ function deliveryTable(ctx: PageContext, rows: readonly DeliveryListRow[], field
 <th scope="col">HTTP status</th><th scope="col">Attempts</th><th scope="col">Reason</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.map((row) => html`<tr>
 <td>${time(row.paging_time)}</td><td>${row.event}</td><td>${row.order_id ?? html`<span class="muted">–</span>`}</td><td>${row.provider}</td>
-<td><span class="status status-${row.status}">${row.status}</span></td><td>${row.http_status ?? html`<span class="muted">–</span>`}</td><td>${row.attempts}</td>
+<td>${statusBadge(row.status)}</td><td>${row.http_status ?? html`<span class="muted">–</span>`}</td><td>${row.attempts}</td>
 <td class="reason">${reasonOf(row)}</td>
-<td class="actions"><a href="${ctx.href('deliveries')}?${filterQuery(fields, { id: row.id })}">Details<span class="visually-hidden"> of the ${row.provider} delivery of ${row.event}</span></a>
+<td class="row-actions"><a href="${ctx.href('deliveries')}?${filterQuery(fields, { id: row.id })}">Details<span class="visually-hidden"> of the ${row.provider} delivery of ${row.event}</span></a>
 ${row.status === 'failed' ? retryForm(ctx, row.id, fields) : ''}</td></tr>`)}</tbody></table></div>`
 }

@@ -70,5 +70,5 @@ function heldTable(ctx: PageContext, rows: readonly HeldLeadRow[]): Html {
   return html`<div class="table-wrap"><table><caption>Held leads, newest first</caption><thead><tr>
 <th scope="col">Captured</th><th scope="col">Event</th><th scope="col">Email</th><th scope="col">Click ids</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.map((row) => html`<tr><td>${time(row.paging_time)}</td><td>${row.event}</td><td>${email(row)}</td><td>${clickIds(row)}</td>
-<td class="actions">${button('release', 'Release', row, '')}${button('not-a-fit', 'Not a fit', row, 'secondary')}</td></tr>`)}</tbody></table></div>`
+<td class="row-actions">${button('release', 'Release', row, '')}${button('not-a-fit', 'Not a fit', row, 'secondary')}</td></tr>`)}</tbody></table></div>`
 }
