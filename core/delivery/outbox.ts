@@ -153,22 +153,23 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
       return { row, event, platform, options: configured.options, adjustment: step.item.adjustment }
     }
+    // A lead qualified after the platform's window is sent as the platform documents CRM-qualified leads
+    // (late-lead.ts); the adapter then judges the event as it will be sent.
+    const late = asLateLead(event, stored, platform)
+    const sending = late?.event ?? event
     let skip: string | undefined
     try {
-      skip = platform.skipReason?.(event, configured.options)
+      skip = platform.skipReason?.(sending, configured.options)
     }
     catch (error) {
       // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
       return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
     if (skip) return skipped(skip)
-    // A lead qualified after the platform's window: sent as the platform documents CRM-qualified leads (late-lead.ts).
-    const late = asLateLead(event, stored, platform)
-    if (late) return { row, event: late.event, platform, options: configured.options, note: late.note }
     // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
-    skip = tooOld(event.occurredAt, platform.maxEventAgeDays, platform.name)
+    skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
     if (skip) return skipped(skip)
-    return { row, event, platform, options: configured.options }
+    return { row, event: sending, platform, options: configured.options, ...(late ? { note: late.note } : {}) }
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */

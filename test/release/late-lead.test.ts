@@ -2,19 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
 import { startFakeTikTok, type FakeTikTok } from '../fakes/tiktok.ts'
+import { startFakeMicrosoftAds, type FakeMicrosoftAds } from '../fakes/microsoft-ads.ts'
 
 // Issue 18 item 5: a lead held longer than a platform's 7-day event window is sent once qualified, as the platform
 // documents CRM-qualified leads, instead of being skipped as too old; the delivery report says which rule applied.
 let app: TestApp
 let meta: FakeMeta
 let tiktok: FakeTikTok
+let microsoft: FakeMicrosoftAds
 let key: string
 let copKey: string
 let secret: string
 const DAY_MS = 86_400_000
 
 beforeAll(async () => {
-  ;[meta, tiktok] = await Promise.all([startFakeMeta(), startFakeTikTok()])
+  ;[meta, tiktok, microsoft] = await Promise.all([startFakeMeta(), startFakeTikTok(), startFakeMicrosoftAds()])
   app = await bootTestApp({
     plugins: ['intake', 'release'],
     delivery: { workerIntervalMs: 25 },
@@ -24,6 +26,7 @@ beforeAll(async () => {
       destinations: {
         meta: { pixelId: meta.pixelId, accessToken: meta.accessToken, baseUrl: meta.url },
         tiktok: { pixelCode: tiktok.pixelCode, accessToken: tiktok.accessToken, baseUrl: tiktok.url },
+        microsoft_ads: { tagId: microsoft.tagId, apiToken: microsoft.apiToken, baseUrl: microsoft.url },
       },
       events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
     }],
@@ -35,7 +38,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await app?.close()
-  await Promise.all([meta?.close(), tiktok?.close()])
+  await Promise.all([meta?.close(), tiktok?.close(), microsoft?.close()])
 })
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
@@ -62,7 +65,7 @@ describe('a lead held 10 days, then qualified', () => {
   it('reaches Meta as a CRM-qualified lead (system_generated, the lead id) and TikTok with the qualification time; the report says so', async () => {
     const releasedAt = await holdAndRelease('late-1', 'late.lead@example.com', 10, { fb_lead_id: '1234567890123456' })
     await expect.poll(async () => (await reportFor('late-1')).map((d) => [d.provider, d.status]).sort(), { timeout: 15_000 })
-      .toEqual([['meta', 'sent'], ['tiktok', 'sent']])
+      .toEqual([['meta', 'sent'], ['microsoft_ads', 'sent'], ['tiktok', 'sent']])
 
     const sentToMeta = meta.events.find((e) => e.event_id === 'late-1') as Record<string, any>
     expect(sentToMeta).toMatchObject({
@@ -80,13 +83,14 @@ describe('a lead held 10 days, then qualified', () => {
 
     const rows = await reportFor('late-1')
     expect(rows.find((d) => d.provider === 'meta')!.note).toMatch(/^sent as a CRM-qualified lead \(action_source system_generated.*\(the lead was qualified 10 days after it was made; Meta takes events at most 7 days old\)$/)
+    expect(rows.find((d) => d.provider === 'microsoft_ads')!.note).toMatch(/^sent with the qualification time as event time .*Microsoft Advertising takes events at most 7 days old\)$/)
     expect(rows.find((d) => d.provider === 'tiktok')!.note).toBe('sent with the qualification time as event time (the lead was qualified 10 days after it was made; TikTok takes events at most 7 days old)')
   })
 
   it('a lead qualified within the window is sent as usual, with its own time and no note', async () => {
     await holdAndRelease('early-1', 'early.lead@example.com', 2)
-    await expect.poll(async () => (await reportFor('early-1')).map((d) => d.status), { timeout: 15_000 }).toEqual(['sent', 'sent'])
-    expect((await reportFor('early-1')).map((d) => d.note)).toEqual([null, null])
+    await expect.poll(async () => (await reportFor('early-1')).map((d) => d.status), { timeout: 15_000 }).toEqual(['sent', 'sent', 'sent'])
+    expect((await reportFor('early-1')).map((d) => d.note)).toEqual([null, null, null])
     const sentToMeta = meta.events.find((e) => e.event_id === 'early-1') as Record<string, any>
     expect(sentToMeta.action_source).toBe('website')
     expect(sentToMeta.user_data.lead_id).toBeUndefined()
