@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, childEnv, freePort, REPO_ROOT, sleep, tempDir } from '../helpers/server-process.ts'
+import { childEnv, freePort, REPO_ROOT, sleep, tempDir } from '../helpers/server-process.ts'
 import { createClusterDatabase } from './services.ts'
 
 // docs/deployment.md promises that every command it shows is run by the cluster test or by this test. Each shell
@@ -65,12 +65,9 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true })
 })
 
-/** The page's line as it runs here: its repo paths absolute, the data dir a scratch one, `npx dcgate` this checkout's. */
+/** The page's line as it runs here: its repo paths absolute, the data dir a scratch one. */
 function localised(line: string): string {
-  return line
-    .replaceAll('docs/deployment/', join(REPO_ROOT, 'docs/deployment/'))
-    .replaceAll('/var/lib/dcgate', dataDir)
-    .replace(/^npx dcgate /, `node ${BIN} `)
+  return line.replaceAll('docs/deployment/', join(REPO_ROOT, 'docs/deployment/')).replaceAll('/var/lib/dcgate', dataDir)
 }
 
 describe('docs/deployment.md', () => {
@@ -86,8 +83,9 @@ describe('docs/deployment.md', () => {
 
   // In the page's order: migrate first, so the dump holds dcgate's tables and the restore puts them back.
   it.each(Object.entries(CHECKS).filter(([, check]) => 'run' in check).map(([command]) => command).sort((a, b) => order(a) - order(b)))('runs: %s', async (command) => {
+    // `npx dcgate` in the release's folder (this checkout), as the page runs it in /opt/dcgate; the rest in a scratch one.
     const result = await run('bash', ['-c', localised(command)], {
-      cwd: scratch, timeout: 120_000,
+      cwd: command.startsWith('npx dcgate') ? REPO_ROOT : scratch, timeout: 120_000,
       env: { ...process.env, DATABASE_URL: database!.url, DCGATE_DATA_DIR: dataDir, DCGATE_CONFIG: undefined, PORT: undefined },
     }).catch((error: { code?: number, stdout?: string, stderr?: string }) => error)
     expect(result, `${result.stdout ?? ''}${result.stderr ?? ''}`).not.toHaveProperty('code')
