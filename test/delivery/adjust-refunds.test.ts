@@ -119,4 +119,27 @@ describe('a refund of a delivered conversion', () => {
     const [row] = await sql<{ due_in_minutes: number }[]>(`select extract(epoch from next_attempt_at - now()) / 60 as due_in_minutes from deliveries where conversion_id = ? and kind = 'adjustment' and provider = 'google_ads'`, [id])
     expect(Number(row!.due_in_minutes)).toBeGreaterThan(50)
   })
+
+  it('waits while the conversion is still on its way to the platform, and is sent once it was delivered', async () => {
+    const id = await purchase('3006', 80)
+    // As if Google's delivery were between retries: the refund must not overtake the conversion.
+    await sql(`update deliveries set status = 'retrying', next_attempt_at = now() + interval '1 hour' where conversion_id = ? and kind = 'conversion' and provider = 'google_ads'`, [id])
+    await refund(id, '3006', 'refund-6')
+    const adjustment = () => sql<{ status: string, error: string | null }[]>(`select status, error from deliveries where conversion_id = ? and kind = 'adjustment' and provider = 'google_ads'`, [id]).then((rows) => rows[0])
+    await expect.poll(adjustment, { timeout: 15_000 }).toMatchObject({ status: 'pending', error: 'waits until the conversion is delivered to Google Ads' })
+    expect(google.adjustments.filter((a) => a.adjustment.orderId === 'order-3006')).toEqual([])
+
+    await sql(`update deliveries set status = 'sent' where conversion_id = ? and kind = 'conversion' and provider = 'google_ads'`, [id])
+    await sql(`update deliveries set next_attempt_at = now() where conversion_id = ? and kind = 'adjustment' and provider = 'google_ads'`, [id])
+    await expect.poll(async () => (await adjustment())?.status, { timeout: 15_000 }).toBe('sent')
+    expect(google.adjustments.filter((a) => a.adjustment.orderId === 'order-3006')).toHaveLength(1)
+  })
+
+  it('a refund of a conversion Google refused is recorded as nothing to adjust, never sent', async () => {
+    const id = await purchase('3007', 25)
+    await sql(`update deliveries set status = 'failed' where conversion_id = ? and kind = 'conversion' and provider = 'google_ads'`, [id])
+    await refund(id, '3007', 'refund-7')
+    expect(await sql(`select status, error from deliveries where conversion_id = ? and kind = 'adjustment' and provider = 'google_ads'`, [id]))
+      .toEqual([{ status: 'skipped', error: 'refund not sent: the conversion was not delivered to Google Ads (failed), so there is nothing to adjust' }])
+  })
 })
