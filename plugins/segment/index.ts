@@ -52,10 +52,8 @@ export default definePlugin({
   },
 })
 
-async function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
-  const body = await readSegmentBody(event, limit)
-  const site = await siteOfWriteKey(event, body, ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: event.url.pathname }))
-  return { site, body }
+function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
+  return siteOfWriteKey(event, () => readSegmentBody(event, limit), ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: event.url.pathname }))
 }
 
 /** Counts only in the log: no message content, no personal data. */

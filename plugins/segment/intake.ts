@@ -17,6 +17,8 @@ import { derivedMessageId, siteEventFor, toAutomationBody } from './message.ts'
 export const MAX_MESSAGE_BYTES = 32 * 1024
 /** Messages stored at once; a large batch goes through in slices, so memory stays bounded. */
 const SLICE = 50
+/** Refused messages named in the answer; the count covers them all (a batch of junk must not make a huge answer). */
+const LISTED_PROBLEMS = 100
 
 const SEGMENT_TYPES = ['track', 'identify', 'page', 'screen', 'group', 'alias'] as const
 
@@ -55,7 +57,7 @@ export async function takeMessages(
     // A failure to store (database) rejects here and becomes a 5xx: the client retries, and repeats are skipped.
     const outcomes = await Promise.all(slice.map((message, offset) => takeOne(site, message, conversions, options).catch((error: unknown) => {
       if (!(error instanceof MessageError)) throw error
-      problems.push({ index: start + offset, messageId: idOf(message), errors: error.problems })
+      if (problems.length < LISTED_PROBLEMS) problems.push({ index: start + offset, messageId: idOf(message), errors: error.problems })
       return 'rejected' as const
     })))
     for (const outcome of outcomes) summary[outcome]++

@@ -20,13 +20,25 @@ export function basicUsername(header: string | null): string | undefined {
   return username.trim() || undefined
 }
 
-export async function siteOfWriteKey(event: H3Event, body: Record<string, unknown>, keys: KeyVerifier, report: (error: unknown) => void): Promise<ActiveSite> {
+/**
+ * The site of the request's write key. With a Basic header the key is checked before the body is read (a stranger
+ * cannot make us gunzip and parse 500 KB); a body key alone is checked once the body is parsed.
+ */
+export async function siteOfWriteKey(
+  event: H3Event, readBody: () => Promise<Record<string, unknown>>, keys: KeyVerifier, report: (error: unknown) => void,
+): Promise<{ site: ActiveSite, body: Record<string, unknown> }> {
   const fromHeader = basicUsername(event.req.headers.get('authorization'))
-  const fromBody = typeof body.writeKey === 'string' ? body.writeKey.trim() || undefined : undefined
+  const headerSite = fromHeader === undefined ? undefined : await siteOf(fromHeader, keys, report)
+  const body = await readBody()
   if (body.writeKey !== undefined && typeof body.writeKey !== 'string') throw apiError(401, { message: 'Invalid write key: writeKey must be a string' })
+  const fromBody = typeof body.writeKey === 'string' ? body.writeKey.trim() || undefined : undefined
   if (fromHeader && fromBody && fromHeader !== fromBody) throw apiError(401, { message: 'Invalid write key: the Basic username and the body\'s writeKey differ' })
-  const key = fromHeader ?? fromBody
-  if (!key) throw apiError(401, { message: MISSING }, { 'www-authenticate': 'Basic realm="dcgate"' })
+  if (headerSite) return { site: headerSite, body }
+  if (!fromBody) throw apiError(401, { message: MISSING }, { 'www-authenticate': 'Basic realm="dcgate"' })
+  return { site: await siteOf(fromBody, keys, report), body }
+}
+
+async function siteOf(key: string, keys: KeyVerifier, report: (error: unknown) => void): Promise<ActiveSite> {
   let verified = keys.peek(key)
   try {
     if (verified === undefined) verified = await keys.verify(key)

@@ -39,6 +39,11 @@ describe('Segment-compatible intake: authentication', () => {
     expect(await sql('select 1 from conversions')).toEqual([])
   })
 
+  it('checks a Basic key before reading the body: a stranger\'s 600 KB is refused 401, unread', async () => {
+    const huge = json({ batch: [order('x-1', { properties: { note: 'q'.repeat(600 * 1024) } })] })
+    expect((await post('/v1/batch', huge, { authorization: basicAuth('dcp_wrongwrongwrongwrongwrongwrongwrongwrong123') })).status).toBe(401)
+  })
+
   it('takes the write key from the body when no Basic header is sent, as Segment documents', async () => {
     const response = await post('/v1/track', json({ ...order('w-1'), writeKey: key }), {})
     expect(response.status).toBe(200)
@@ -110,6 +115,13 @@ describe('Segment-compatible intake: messages', () => {
     expect(body.errors[7]).toEqual({ index: 8, errors: ['message: must be a JSON object'] })
     expect(JSON.stringify(body)).not.toContain('not an email')
     expect(await sql<{ message_id: string }[]>(`select message_id from conversions where message_id like 'm-%'`)).toEqual([{ message_id: 'm-ok' }])
+  })
+
+  it('counts every refused message but names only the first hundred', async () => {
+    const response = await post('/v1/batch', json({ batch: Array.from({ length: 300 }, () => ({})) }))
+    const body = await response.json() as { rejected: number, errors: { index: number }[] }
+    expect(body.rejected).toBe(300)
+    expect(body.errors.map((e) => e.index)).toEqual(Array.from({ length: 100 }, (_, i) => i))
   })
 
   it('answers a single bad track 400 in the error shape, nothing stored', async () => {
