@@ -27,11 +27,27 @@ export function createRequestObserver(logger: ConsolaInstance) {
       const ms = performance.now() - (started.get(event) ?? performance.now())
       const method = METHODS.has(event.req.method) ? event.req.method : 'OTHER'
       const labels = { method, route: event.context.matchedRoute?.route ?? UNMATCHED, status: String(response.status) }
-      metrics.httpRequests.inc(labels)
-      metrics.httpDuration.observe(labels, ms / 1000)
+      const series = seriesOf(labels)
+      series.requests.inc()
+      series.duration.observe(ms / 1000)
       if (!debug) return
       if (ids) logger.debug({ message: 'request', requestId: event.context.requestId, ...labels, ms: Math.round(ms * 10) / 10 })
       else logger.debug(`${event.req.method} ${event.url.pathname} ${response.status} ${ms.toFixed(1)}ms`)
     },
   }
+}
+
+type Labels = { method: string, route: string, status: string }
+interface Series { requests: { inc: () => void }, duration: { observe: (value: number) => void } }
+/** Label sets are few (routes × methods × statuses); their children are kept, so a request hashes no label object. */
+const SERIES = new Map<string, Series>()
+
+function seriesOf(labels: Labels): Series {
+  const key = `${labels.method} ${labels.status} ${labels.route}`
+  let series = SERIES.get(key)
+  if (!series) {
+    series = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) }
+    SERIES.set(key, series)
+  }
+  return series
 }
