@@ -3,9 +3,9 @@ import { apiError } from '../../core/http/errors.ts'
 import { readRawBody } from '../../core/http/body.ts'
 import { toStorableJsonBytes } from '../../core/http/text.ts'
 import type { PluginContext } from '../../core/plugin.ts'
-import { SourceInputError, type IntakeSourceDefinition } from '../../core/registry.ts'
+import { SourceInputError, type IntakeSourceDefinition, type SourceConversion } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
-import { applyRefund } from '../../core/delivery/queries/refunds.ts'
+import { acceptRefund, applyPendingRefundsOf, reconcilePendingRefunds } from '../../core/delivery/queries/pending-refunds.ts'
 import { ConversionResponse } from './schema.ts'
 
 const Params = v.object({
@@ -16,13 +16,13 @@ const Params = v.object({
 const RefundAnswer = v.object({
   order_id: v.string(),
   refund_id: v.string(),
-  outcome: v.picklist(['applied', 'repeat', 'unknown_order']),
+  outcome: v.picklist(['applied', 'repeat', 'pending_order']),
 })
 
 const SourceResponse = v.object({
   ...ConversionResponse.entries,
   ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
-  refund: v.optional(v.pipe(RefundAnswer, v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or an order dcgate has not stored (not kept)'))),
+  refund: v.optional(v.pipe(RefundAnswer, v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or pending_order: kept until the order is stored (30 days at most), then applied'))),
   refunds: v.optional(v.pipe(v.array(RefundAnswer), v.description('The refunds and cancellations a body reported beside its conversions (a WooCommerce order lists its refunds), each recorded after the conversions'))),
 })
 
@@ -32,7 +32,19 @@ const notFound = () => apiError(404, { message: 'Unknown key or source' })
  * POST /api/v1/conversions/:source/:api_key: a payment or automation webhook, authenticated by its own
  * signature (the cop_key in the path is public). Answered once stored; the worker delivers in the background.
  */
-export function addSourceRoute({ routes, sites, registry, conversions, config, prepared, hooks, logger }: PluginContext, adapterVersion: string): void {
+export function addSourceRoute({ routes, sites, registry, conversions, config, prepared, hooks, logger, schedule, report }: PluginContext, adapterVersion: string): void {
+  const refunds = { prepared, hooks, logger }
+  // A refund that came before its order is applied as soon as the order is stored here; orders stored through other
+  // routes (the tracking script, the automation route) are matched by this job, which also drops those past 30 days.
+  schedule({ name: 'intake:pending-refunds', everyMs: PENDING_REFUNDS_EVERY_MS, run: () => reconcilePendingRefunds(refunds) })
+  async function applyPendingRefunds(siteId: string, stored: readonly SourceConversion[]): Promise<void> {
+    const orderIds = stored.flatMap((c) => c.orderId === undefined ? [] : [c.orderId])
+    const messageIds = stored.flatMap((c) => c.messageId === undefined ? [] : [c.messageId])
+    await applyPendingRefundsOf(refunds, siteId, orderIds, messageIds)
+      // The conversions are stored: a failure here is reported, and the job applies the refunds on its next turn.
+      .catch((error: unknown) => report(error, { source: 'intake:pending-refunds' }))
+  }
+
   routes.add({
     method: 'POST',
     path: '/api/v1/conversions/:source/:api_key',
@@ -61,8 +73,8 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
       if (parsed.kind === 'refund') {
         // Anyone can post an unsigned body: only a verified one may mark a sale refunded.
         if (!verified) return { ...base, accepted: false, ignored: 'a refund must be signed; nothing was recorded', events: [], duration_ms: elapsed(started) }
-        const answer = await applyRefund({ prepared, hooks, logger }, site.id, parsed.refund)
-        return { ...base, accepted: answer.outcome !== 'unknown_order', events: [], refund: answer, duration_ms: elapsed(started) }
+        const answer = await acceptRefund(refunds, site.id, parsed.refund)
+        return { ...base, accepted: true, events: [], refund: answer, duration_ms: elapsed(started) }
       }
 
       // One after another: a webhook carries few conversions, and the answer lists them in order.
@@ -72,12 +84,13 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
         events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background' }))
       }
+      await applyPendingRefunds(site.id, parsed.conversions)
       if (!parsed.refunds?.length) return { ...base, events, duration_ms: elapsed(started) }
       // After the conversions, so a body that brings an order and its refunds finds the order stored.
       if (!verified) return { ...base, events, ignored: 'refunds must be signed; none was recorded', duration_ms: elapsed(started) }
-      const refunds = []
-      for (const refund of parsed.refunds) refunds.push(await applyRefund({ prepared, hooks, logger }, site.id, refund))
-      return { ...base, events, refunds, duration_ms: elapsed(started) }
+      const answers = []
+      for (const refund of parsed.refunds) answers.push(await acceptRefund(refunds, site.id, refund))
+      return { ...base, events, refunds: answers, duration_ms: elapsed(started) }
     },
   })
 }
@@ -100,4 +113,7 @@ function parseBody(source: IntakeSourceDefinition<unknown>, raw: Uint8Array, hea
 }
 
 const elapsed = (started: number) => Math.round(performance.now() - started)
+
+/** How often pending refunds are matched to orders stored through other routes, and purged after 30 days. */
+const PENDING_REFUNDS_EVERY_MS = 5 * 60_000
 

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RefundedConversion } from '../../core/hooks.ts'
+import { reconcilePendingRefunds } from '../../core/delivery/queries/pending-refunds.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { getPage } from '../export/support.ts'
 
@@ -167,5 +169,58 @@ describe('an automation refund event (Make)', () => {
       const response = await postMake({ event: 'Refund', properties })
       expect(response.status).toBe(422)
     }
+  })
+})
+
+describe('a refund before its order', () => {
+  const heard: RefundedConversion[] = []
+  let unhook: () => void
+  beforeAll(() => {
+    unhook = app.dcgate.context.hooks.hook('conversion:refunded', (refund) => void heard.push(refund))
+  })
+  afterAll(() => unhook())
+  const pending = (orderId: string) => sql<{ refund_id: string }[]>('select refund_id from pending_refunds where order_id = ? order by refund_id', [orderId])
+
+  it('WooCommerce: kept as pending_order, applied when the paid order arrives, retries counted once, the hook called once', async () => {
+    const early = wooOrder({ id: 9001, status: 'refunded', date_modified_gmt: '2026-11-25T08:00:00', refunds: [{ id: 9101, reason: '', total: '-29.35' }] })
+    const answer = await (await postWoo(early)).json()
+    expect(answer).toMatchObject({ accepted: true, refunds: [{ order_id: '9001', refund_id: 'refund-9101', outcome: 'pending_order' }, { refund_id: 'status-refunded', outcome: 'pending_order' }] })
+    await postWoo(early)
+    expect(await pending('9001')).toEqual([{ refund_id: 'refund-9101' }, { refund_id: 'status-refunded' }])
+    expect(await marks('9001')).toEqual([])
+
+    expect((await postWoo(wooOrder({ id: 9001 }), 'order.created')).status).toBe(200)
+    await markSent('9001')
+    expect(await exportedOrder('9001')).toMatchObject({ refunded: true, refunded_at: '2026-11-25T08:00:00.000000Z', value: 29.35 })
+    expect(await marks('9001')).toEqual([{ refunded_value: 29.35, refund_ids: expect.arrayContaining(['refund-9101', 'status-refunded']) }])
+    expect(await pending('9001')).toEqual([])
+    expect(heard.filter((r) => r.orderId === '9001').map((r) => r.refundId).sort()).toEqual(['refund-9101', 'status-refunded'])
+  })
+
+  it('Stripe: a refund.created before checkout.session.completed is applied through the PaymentIntent when the payment arrives', async () => {
+    const intent = 'pi_3QNf2aLkdIwHu7ix0Early01'
+    const refund = fixture('stripe-refund-created.json').replaceAll('pi_3QNf2aLkdIwHu7ix0aBcDeF1', intent).replaceAll('re_3QNf2aLkdIwHu7ix0GhT7Kp2', 're_3QNf2aLkdIwHu7ix0Early01')
+    expect(await (await postStripe(refund)).json()).toMatchObject({ refund: { order_id: intent, outcome: 'pending_order' } })
+    const session = fixture('stripe-checkout-session-completed.json').replaceAll('pi_3QNf2aLkdIwHu7ix0aBcDeF1', intent).replaceAll('"A-1001"', '"A-2002"')
+    expect((await postStripe(session)).status).toBe(200)
+    expect(await marks('A-2002')).toEqual([{ refunded_value: 40, refund_ids: ['re_3QNf2aLkdIwHu7ix0Early01'] }])
+    expect(await pending(intent)).toEqual([])
+  })
+
+  it('the periodic turn applies a pending refund to an order stored through another route, and drops those older than 30 days', async () => {
+    const keyed = await app.createKey('demo', 'automation-route')
+    expect(await (await postMake({ event: 'Refund', properties: { order_id: '9301', refund_id: 'rf-9301', amount: 5 } })).json()).toMatchObject({ refund: { outcome: 'pending_order' } })
+    const stored = await app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': keyed },
+      body: JSON.stringify({ event: 'Purchase', messageId: 'crm-9301', properties: { value: 50, currency: 'EUR', order_id: '9301' } }),
+    })
+    expect(stored.status).toBeLessThan(300)
+    expect(await marks('9301')).toEqual([{ refunded_value: null, refund_ids: null }])
+
+    await sql(`insert into pending_refunds (site_id, order_id, refund_id, refunded_at, created_at) values ('demo', 'never-9302', 'rf-old', now(), now() - interval '31 days'), ('demo', 'never-9303', 'rf-new', now(), now() - interval '29 days')`)
+    const { prepared, hooks, logger } = app.dcgate.context
+    expect(await reconcilePendingRefunds({ prepared, hooks, logger })).toEqual({ applied: 1, purged: 1 })
+    expect(await marks('9301')).toEqual([{ refunded_value: 5, refund_ids: ['rf-9301'] }])
+    expect(await sql('select order_id from pending_refunds where order_id in (?, ?, ?)', ['9301', 'never-9302', 'never-9303'])).toEqual([{ order_id: 'never-9303' }])
   })
 })

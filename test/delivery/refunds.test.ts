@@ -116,10 +116,13 @@ describe('a Shopify refunds/create webhook', () => {
     expect((await marks('820982911946154508'))[0]!.refund_ids).toEqual(['refund-509562969'])
   })
 
-  it('a refund of an order dcgate never stored answers 200 with unknown_order', async () => {
+  it('a refund of an order dcgate has not stored answers 200 with pending_order, and is applied when the order arrives', async () => {
     const response = await postShopify('refunds/create', fixture('shopify-refunds-create.json').replaceAll('820982911946154508', '820982911946150000'))
     expect(response.status).toBe(200)
-    expect(await response.json()).toMatchObject({ accepted: false, refund: { outcome: 'unknown_order' } })
+    expect(await response.json()).toMatchObject({ accepted: true, refund: { order_id: '820982911946150000', outcome: 'pending_order' } })
+    expect(await postShopify('orders/paid', fixture('shopify-orders-paid.json').replaceAll('820982911946154508', '820982911946150000')).then((r) => r.status)).toBe(200)
+    expect(await marks('820982911946150000')).toMatchObject([{ refunded_value: 89.99, refund_ids: ['refund-509562969'] }])
+    expect(await sql('select 1 from pending_refunds where order_id = ?', ['820982911946150000'])).toEqual([])
   })
 })
 

@@ -75,8 +75,8 @@ export async function recordRefund(prepared: RunPrepared, siteId: string, refund
 const amountOf = (refund: RefundRecord): number | undefined =>
   refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : undefined
 
-/** How the source route answers one refund. */
-export interface RefundAnswer { order_id: string, refund_id: string, outcome: RefundOutcome }
+/** How the source route answers one refund; `pending_order`: kept until its order is stored (queries/pending-refunds.ts). */
+export interface RefundAnswer { order_id: string, refund_id: string, outcome: RefundOutcome | 'pending_order' }
 
 export interface RefundDeps { prepared: RunPrepared, hooks: DcgateHookable, logger: ConsolaInstance }
 
