@@ -4,10 +4,11 @@ import { testPlatform } from '../delivery/test-platform.ts'
 import { startFakeServer, type FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { signInAsMember, signInAsOperator, type PageClient } from './pages-client.ts'
+import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
 
 // The Deliveries page as a site owner uses it: the report with its filter, a delivery's request and answer, Retry.
 let app: TestApp
+const MEMBER = memberAddress()
 let fake: FakeServer
 let operator: PageClient
 /** While set, the fake platform refuses every event with a 400 and this message. */
@@ -20,10 +21,11 @@ beforeAll(async () => {
     : { status: 200, body: { received: (JSON.parse(request.body) as { events: unknown[] }).events.length } })
   app = await bootTestApp({
     plugins: ['intake', 'dashboard'],
+    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       { id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'tok-secret-123456' } } },
-      { id: 'other', name: 'Other shop', members: ['owner@other.example'] },
+      { id: 'other', name: 'Other shop', members: [MEMBER] },
     ],
   }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
   const key = await app.createKey('shop')
@@ -169,7 +171,7 @@ describe('Deliveries page', () => {
   })
 
   it('a member of another site gets 403', async () => {
-    const member = await signInAsMember(app, 'owner@other.example')
+    const member = await signInAsMember(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/deliveries')).status).toBe(403)
     const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
     expect((await member.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })).status).toBe(403)

@@ -4,10 +4,11 @@ import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.t
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { signInAsMember, signInAsOperator, type PageClient } from './pages-client.ts'
+import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
 
 // Held leads as a site owner sees them: masked email, click ids present, Release sends one, Not a fit drops it.
 let app: TestApp
+const MEMBER = memberAddress()
 let fake: FakeServer
 let operator: PageClient
 let key: string
@@ -16,13 +17,14 @@ beforeAll(async () => {
   fake = await startFakeTestPlatform()
   app = await bootTestApp({
     plugins: ['intake', 'release', 'dashboard'],
+    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       {
         id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'good' } },
         events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
       },
-      { id: 'other', name: 'Other shop', members: ['owner@other.example'] },
+      { id: 'other', name: 'Other shop', members: [MEMBER] },
     ],
   }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
   key = await app.createKey('shop')
@@ -115,7 +117,7 @@ describe('Held leads page', () => {
   it('a member of another site gets 403, and cannot act on its leads', async () => {
     await capture('lead-carol', { traits: { email: 'carol@example.net' } })
     const carol = await lead('lead-carol')
-    const member = await signInAsMember(app, 'owner@other.example')
+    const member = await signInAsMember(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/held')).status).toBe(403)
     expect((await member.post('/dashboard/sites/shop/held/not-a-fit', { id: carol.id })).status).toBe(403)
     expect(await lead('lead-carol')).toMatchObject({ state: 'held' })

@@ -6,10 +6,11 @@ import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { niceMax } from '../../plugins/dashboard/charts.ts'
 import { lastDays } from '../../plugins/dashboard/pages/overview.ts'
-import { signInAsMember, signInAsOperator, type PageClient } from './pages-client.ts'
+import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
 
 // The Overview page: per-day delivery charts per platform, match quality, what waits, email checks, the last errors.
 let app: TestApp
+const MEMBER = memberAddress()
 let fake: FakeServer
 let operator: PageClient
 let refusal: string | undefined
@@ -18,13 +19,14 @@ beforeAll(async () => {
   fake = await startFakeServer(() => refusal ? { status: 400, body: { message: refusal } } : { status: 200, body: {} })
   app = await bootTestApp({
     plugins: ['intake', 'release', 'dashboard'],
+    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       {
         id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'good' } },
         events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
       },
-      { id: 'other', name: 'Other shop', members: ['owner@other.example'] },
+      { id: 'other', name: 'Other shop', members: [MEMBER] },
     ],
   }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
   const key = await app.createKey('shop')
@@ -88,7 +90,7 @@ describe('Overview page', () => {
   })
 
   it('a member of another site gets 403; their own site without platforms says so', async () => {
-    const member = await signInAsMember(app, 'owner@other.example')
+    const member = await signInAsMember(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/overview')).status).toBe(403)
     const own = await member.get('/dashboard/sites/other/overview')
     expect(own.status).toBe(200)

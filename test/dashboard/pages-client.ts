@@ -5,6 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
 import type { TestApp } from '../helpers/app.ts'
 
 export interface PageClient {
@@ -36,6 +37,17 @@ export async function signInAsMember(app: TestApp, email: string): Promise<PageC
   if (response.status !== 303) throw new Error(`member sign-in answered ${response.status}`)
   return client.signedIn()
 }
+
+/**
+ * A member address of its own per test file and run: with Redis the sign-in link limit (per address, per hour) is
+ * shared by every test file and survives the run.
+ */
+export function memberAddress(): string {
+  return `owner-${randomUUID().slice(0, 8)}@other.example`
+}
+
+/** The dashboard's options for page tests: sign-ins are counted per IP across files on a shared Redis, so loosen it. */
+export const signInLimits = { signInsPerIp: 1000 } as const
 
 function csrfIn(page: string): string {
   const token = /name="csrf" value="([^"]+)"/.exec(page)?.[1]

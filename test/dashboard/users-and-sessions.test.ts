@@ -2,16 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { signInAsMember, signInAsOperator, type PageClient } from './pages-client.ts'
+import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
 
 // The Identified users and Sessions pages: newest first, 50 a page, verdicts shown, personal data masked or left out.
 let app: TestApp
+const MEMBER = memberAddress()
 let operator: PageClient
 
 beforeAll(async () => {
   app = await bootTestApp({
     plugins: ['dashboard'],
-    sites: [{ id: 'shop', name: 'Shop' }, { id: 'other', name: 'Other shop', members: ['owner@other.example'] }],
+    dashboard: signInLimits,
+    sites: [{ id: 'shop', name: 'Shop' }, { id: 'other', name: 'Other shop', members: [MEMBER] }],
   }, { builtInPlugins: { ...builtInPlugins, dashboard } })
   await sql(`insert into identified_users (id, site_id, email, email_hash, source, ip_country, ip_is_vpn, email_risk_score, email_risk_label, is_disposable, identified_at)
     select gen_random_uuid(), 'shop', 'person' || n || '@example.com', md5(n::text) || md5(n::text), 'form', 'DE', n = 1, 80, 'high', true,
@@ -78,7 +80,7 @@ describe('Sessions page', () => {
   })
 
   it('a member of another site gets 403 on both pages, and sees only their own site\'s rows', async () => {
-    const member = await signInAsMember(app, 'owner@other.example')
+    const member = await signInAsMember(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/users')).status).toBe(403)
     expect((await member.get('/dashboard/sites/shop/sessions')).status).toBe(403)
     const own = await member.get('/dashboard/sites/other/users')
