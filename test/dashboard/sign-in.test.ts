@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { createBrowser, mailedLinks } from './support.ts'
+import { createBrowser, mailedLinks, uniqueEmail } from './support.ts'
+
+// Fresh addresses per run: the per-address link limit counts in the shared storage (Redis outlives a run).
+const OWNER = uniqueEmail('owner', 'shop.example')
+const SOMEONE = uniqueEmail('someone', 'other.example')
 
 let app: TestApp
 beforeAll(async () => {
@@ -8,8 +12,8 @@ beforeAll(async () => {
     // Each test browser comes from its own address (X-Forwarded-For), so the per-IP sign-in limit counts them apart.
     server: { trustProxy: true },
     sites: [
-      { id: 'demo', name: 'Demo shop', members: ['Owner@Shop.example'] },
-      { id: 'other', name: 'Other shop', members: ['someone@other.example'] },
+      { id: 'demo', name: 'Demo shop', members: [OWNER.toUpperCase()] },
+      { id: 'other', name: 'Other shop', members: [SOMEONE] },
     ],
   })
 })
@@ -47,7 +51,7 @@ describe('the operator', () => {
   })
 
   it('gets 401 and no session for a wrong token', async () => {
-    const browser = createBrowser(app, '203.0.113.50')
+    const browser = createBrowser(app)
     const refused = await browser.signInAsOperator('not-the-token-at-all')
     expect(refused.status).toBe(401)
     expect(refused.text).toContain('That is not the admin token.')
@@ -55,7 +59,7 @@ describe('the operator', () => {
   })
 
   it('gets a session cookie that is HttpOnly, SameSite=Strict and limited to /dashboard; Secure only over HTTPS', async () => {
-    const plain = createBrowser(app, '203.0.113.51')
+    const plain = createBrowser(app)
     await plain.get('/dashboard')
     const answer = await plain.post('/dashboard/sign-in', { token: app.dcgate.adminToken })
     const cookie = answer.headers.getSetCookie().find((line) => line.startsWith('dcgate_dashboard='))!
@@ -64,14 +68,14 @@ describe('the operator', () => {
     expect(cookie).toMatch(/Path=\/dashboard/i)
     expect(cookie).not.toMatch(/Secure/i)
 
-    const tls = createBrowser(app, '203.0.113.52')
+    const tls = createBrowser(app)
     await tls.get('https://dcgate.example/dashboard')
     const secure = await tls.post('https://dcgate.example/dashboard/sign-in', { token: app.dcgate.adminToken })
     expect(secure.headers.getSetCookie().find((line) => line.startsWith('dcgate_dashboard='))).toMatch(/; Secure/i)
   })
 
   it('signs out: the old cookie no longer opens a page', async () => {
-    const browser = createBrowser(app, '203.0.113.53')
+    const browser = createBrowser(app)
     await browser.signInAsOperator(app.dcgate.adminToken)
     const cookie = browser.jar.get('dcgate_dashboard')!
     await browser.get('/dashboard')
@@ -83,8 +87,8 @@ describe('the operator', () => {
 
 describe('a member', () => {
   it('signs in with an emailed one-time link and sees only their sites', async () => {
-    const browser = createBrowser(app, '203.0.113.60')
-    const signedIn = await browser.signInAsMember('owner@shop.example')
+    const browser = createBrowser(app)
+    const signedIn = await browser.signInAsMember(OWNER)
     expect(signedIn.status).toBe(303)
     const home = await browser.get('/dashboard')
     expect(home.text).toContain('>Demo shop</a>')
@@ -93,8 +97,8 @@ describe('a member', () => {
   })
 
   it('gets 403 on another site\'s pages and actions, and on a site that does not exist', async () => {
-    const browser = createBrowser(app, '203.0.113.61')
-    await browser.signInAsMember('owner@shop.example')
+    const browser = createBrowser(app)
+    await browser.signInAsMember(OWNER)
     await browser.get('/dashboard/sites/demo/keys')
     for (const path of ['/dashboard/sites/other/keys', '/dashboard/sites/other/setup', '/dashboard/sites/nosuchsite/keys']) {
       expect((await browser.get(path)).status).toBe(403)
@@ -105,21 +109,21 @@ describe('a member', () => {
   })
 
   it('uses a link once: the second use is refused', async () => {
-    const browser = createBrowser(app, '203.0.113.62')
+    const browser = createBrowser(app)
     await browser.get('/dashboard')
-    await browser.post('/dashboard/sign-in/email', { email: 'someone@other.example' })
-    const link = new URL(mailedLinks(app.dataDir, 'someone@other.example').at(-1)!)
+    await browser.post('/dashboard/sign-in/email', { email: SOMEONE })
+    const link = new URL(mailedLinks(app.dataDir, SOMEONE).at(-1)!)
     const token = link.searchParams.get('token')!
     await browser.get(link.pathname + link.search)
     expect((await browser.post('/dashboard/link', { token })).status).toBe(303)
-    const again = createBrowser(app, '203.0.113.63')
+    const again = createBrowser(app)
     expect((await again.get(link.pathname + link.search)).status).toBe(400)
     await again.get('/dashboard')
     expect((await again.post('/dashboard/link', { token })).status).toBe(400)
   })
 
   it('answers the same for an address that is no member, and mails it nothing', async () => {
-    const browser = createBrowser(app, '203.0.113.64')
+    const browser = createBrowser(app)
     await browser.get('/dashboard')
     const answer = await browser.post('/dashboard/sign-in/email', { email: 'stranger@evil.example' })
     expect(answer.status).toBe(200)
@@ -128,8 +132,8 @@ describe('a member', () => {
   })
 
   it('refuses an email field that is not one address, or holds a NUL, with a 4xx', async () => {
-    const browser = createBrowser(app, '203.0.113.65')
-    for (const email of ['a@b.example, c@d.example', 'owner@shop.example\u0000', 'x'.repeat(20_000)]) {
+    const browser = createBrowser(app)
+    for (const email of ['a@b.example, c@d.example', `${OWNER}\u0000`, 'x'.repeat(20_000)]) {
       await browser.get('/dashboard')
       const answer = await browser.post('/dashboard/sign-in/email', { email })
       expect(answer.status).toBe(400)

@@ -8,7 +8,7 @@ export interface Answer { status: number, text: string, headers: Headers }
  * A browser stand-in over app.request: keeps cookies (as Set-Cookie says), sends forms urlencoded, and reads the
  * CSRF token of the last page it saw, as a browser's form would carry it.
  */
-export function createBrowser(app: TestApp, ip = '203.0.113.7') {
+export function createBrowser(app: TestApp, ip = uniqueIp()) {
   const jar = new Map<string, string>()
   let lastPage = ''
   const send = async (path: string, init: RequestInit = {}): Promise<Answer> => {
@@ -52,6 +52,20 @@ export function createBrowser(app: TestApp, ip = '203.0.113.7') {
 }
 
 export type Browser = ReturnType<typeof createBrowser>
+
+/**
+ * A client address no other test run used lately: rate-limit counters live in the shared storage, which on Redis
+ * outlives the test file (CI's second pass, or a rerun within the window).
+ */
+export function uniqueIp(): string {
+  const octet = () => Math.floor(Math.random() * 254) + 1
+  return `100.${64 + Math.floor(Math.random() * 64)}.${octet()}.${octet()}`
+}
+
+/** An address no other test run used (the per-address link limit is in the shared storage too). */
+export function uniqueEmail(local: string, domain: string): string {
+  return `${local}-${Math.random().toString(36).slice(2, 10)}@${domain}`
+}
 
 export function csrfOf(page: string): string {
   return /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ''
