@@ -101,7 +101,7 @@ export async function startCaddy(options: { upstreams: string[], ports: { http: 
   for (;;) {
     if (child.exitCode !== null) throw new Error(`caddy exited:\n${output}`)
     try {
-      const response = await fetch(`${url}/openapi.json`, { signal: AbortSignal.timeout(3000) })
+      const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3000) })
       await response.arrayBuffer()
       if (response.ok) break
     }
