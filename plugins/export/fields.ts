@@ -78,6 +78,7 @@ export const ConversionRecord = v.object({
   has_consent: bool('The visitor granted consent on the site\'s banner (false when no consent signal exists)'),
   refunded: bool('The order was refunded, in part or in full, or cancelled (a shop or payment webhook, or the automation route said so)'),
   refunded_at: v.pipe(v.nullable(v.string()), v.description('When its first refund or cancellation was made (ISO 8601, UTC, microseconds); null when none. `value` stays the amount sold: a partial refund does not lower it')),
+  refunded_value: v.pipe(v.nullable(v.number()), v.description('The amount refunded so far, in `currency`, at most `value` (a cancellation or full refund: all of it); null when none. `value` minus this is what the sale is still worth')),
   confirmation: v.pipe(v.picklist(['payment_confirmed', 'crm_qualified', 'tracked']), v.description('Confirmation tier')),
   http_status: v.pipe(v.nullable(v.number()), v.description('HTTP status the platform answered the delivery with')),
   created_at: time('When the delivery was logged (for a conversion held until qualified: its release); the paging time'),

@@ -62,7 +62,8 @@ describe('WooCommerce order.updated with refunds', () => {
     const response = await postWoo(partial)
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ accepted: true, refunds: [{ order_id: '727', refund_id: 'refund-741', outcome: 'applied' }] })
-    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z', value: 29.35 })
+    // A partial refund: value stays the amount sold, refunded_value shows what went back.
+    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z', value: 29.35, refunded_value: 10 })
 
     expect(await (await postWoo(partial)).json()).toMatchObject({ refunds: [{ refund_id: 'refund-741', outcome: 'repeat' }] })
     expect(await marks('727')).toEqual([{ refunded_value: 10, refund_ids: ['refund-741'] }])
@@ -72,7 +73,7 @@ describe('WooCommerce order.updated with refunds', () => {
       events: [], refunds: [{ refund_id: 'refund-742', outcome: 'applied' }, { refund_id: 'refund-741', outcome: 'repeat' }, { refund_id: 'status-refunded', outcome: 'applied' }],
     })
     expect(await marks('727')).toEqual([{ refunded_value: 29.35, refund_ids: ['refund-741', 'refund-742', 'status-refunded'] }])
-    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z' })
+    expect(await exportedOrder('727')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T09:15:00.000000Z', refunded_value: 29.35 })
   })
 
   it('a refund signed with another secret answers 401 and records nothing', async () => {
@@ -105,14 +106,14 @@ describe('Stripe refund.created and charge.refunded', () => {
   it('a refund of the Checkout payment turns the exported order refunded, linked by its PaymentIntent; a retry counts once; charge.refunded takes the rest', async () => {
     expect((await postStripe(fixture('stripe-checkout-session-completed.json'))).status).toBe(200)
     await markSent('A-1001')
-    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: false, refunded_at: null, value: 129.85 })
+    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: false, refunded_at: null, refunded_value: null, value: 129.85 })
 
     const refund = fixture('stripe-refund-created.json')
     const response = await postStripe(refund)
     expect(response.status).toBe(200)
     // The refund names the PaymentIntent; the purchase was stored under the shop's order id from the session's metadata.
     expect(await response.json()).toMatchObject({ accepted: true, refund: { order_id: 'pi_3QNf2aLkdIwHu7ix0aBcDeF1', refund_id: 're_3QNf2aLkdIwHu7ix0GhT7Kp2', outcome: 'applied' } })
-    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T07:40:10.000000Z', value: 129.85 })
+    expect(await exportedOrder('A-1001')).toMatchObject({ refunded: true, refunded_at: '2026-11-23T07:40:10.000000Z', value: 129.85, refunded_value: 40 })
 
     expect(await (await postStripe(refund)).json()).toMatchObject({ refund: { outcome: 'repeat' } })
     expect(await marks('A-1001')).toEqual([{ refunded_value: 40, refund_ids: ['re_3QNf2aLkdIwHu7ix0GhT7Kp2'] }])

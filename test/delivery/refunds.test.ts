@@ -81,7 +81,7 @@ describe('the export of a refunded order', () => {
     await insertConversions(sqlOf(app), [{ id, siteId: 'demo', createdAt: '2026-11-01T00:00:00Z', orderId: 'E-501', deliveries: [['meta', 'sent']] }])
     expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: false, refunded_at: null, value: 42.5 })
     await refund('E-501', 'r1', 10, new Date('2026-11-02T08:30:00.123Z'))
-    expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: true, refunded_at: '2026-11-02T08:30:00.123000Z', value: 42.5 })
+    expect((await exported()).find((r) => r.id === id)).toMatchObject({ refunded: true, refunded_at: '2026-11-02T08:30:00.123000Z', value: 42.5, refunded_value: 10 })
   })
 })
 

@@ -103,7 +103,7 @@ describe('the lists answer the spec\'s shapes', () => {
     const deliveries = await sql<{ id: string, conversion_id: string, provider: string }[]>('select id, conversion_id, provider from deliveries where status = \'sent\'')
     const deliveryOf = (conversion: bigint, provider: string) => deliveries.find((d) => d.conversion_id === uuidOf(conversion) && d.provider === provider)!.id
     const common = {
-      validated: true, event_name: 'Purchase', value: 42.5, currency: 'EUR', country: 'DE', has_consent: true, refunded: false, refunded_at: null,
+      validated: true, event_name: 'Purchase', value: 42.5, currency: 'EUR', country: 'DE', has_consent: true, refunded: false, refunded_at: null, refunded_value: null,
       confirmation: 'tracked', http_status: 200, source_event_type: 'automation', session_id: 'sess-1', user_id: 'user-1', content_name: 'Blue shirt', content_category: 'Shirts',
     }
     expect(body.data).toEqual([

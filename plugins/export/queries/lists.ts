@@ -25,12 +25,12 @@ function sqlPageOrder(time: string, id: string): string {
 
 /** Validated conversions, folded (docs/api/export.md, "Folding"); lists/conversions.ts says how. */
 export const CONVERSIONS_PAGE: PreparedStatement = {
-  name: 'dcgate_export_conversions_v4',
+  name: 'dcgate_export_conversions_v5',
   // Planned per call: its joins' best plan depends on how many deliveries and orders the site has.
   // Only a conversion's own deliveries count (kind conversion): a refund told to a platform is a delivery row too.
   reusePlan: false,
   text: `select k.conversion_id as paging_id, c.id, true as validated, coalesce(c.standard_event, c.event) as event_name, r.provider,
-      c.value, c.currency, c.order_id, c.country, c.consent = 'granted' as has_consent, f.refunded_at is not null as refunded, ${sqlTime('f.refunded_at')} as refunded_at,
+      c.value, c.currency, c.order_id, c.country, c.consent = 'granted' as has_consent, f.refunded_at is not null as refunded, ${sqlTime('f.refunded_at')} as refunded_at, f.refunded_value,
       c.confirmation, r.http_status, ${sqlTime('k.created_at')} as created_at, r.id as delivery_id, c.source_event_type,
       c.session_id, c.user_id, c.content_name, c.content_category, r.received as events_received
     from (
@@ -45,7 +45,8 @@ export const CONVERSIONS_PAGE: PreparedStatement = {
     ) r
     -- A refund marks every conversion of its order (core/delivery/queries/refunds.ts); one stored after it is read from the order.
     cross join lateral (
-      select coalesce(c.refunded_at, (select min(o.refunded_at) from conversions o where o.site_id = $1 and o.order_id = c.order_id)) as refunded_at
+      select coalesce(c.refunded_at, (select min(o.refunded_at) from conversions o where o.site_id = $1 and o.order_id = c.order_id)) as refunded_at,
+        coalesce(c.refunded_value, (select max(o.refunded_value) from conversions o where o.site_id = $1 and o.order_id = c.order_id)) as refunded_value
     ) f
     where not c.is_bot and c.consent <> 'denied' and (c.order_id is null or not exists (
       select 1 from conversions o
