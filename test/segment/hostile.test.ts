@@ -160,3 +160,12 @@ describe('Segment-compatible intake: messages', () => {
     expect(Math.abs(Date.now() - 5_000 - new Date(row!.occurred_at).getTime())).toBeLessThan(60_000)
   })
 })
+
+describe('Segment-compatible intake: API reference', () => {
+  it('lists the four routes in /openapi.json with their answers', async () => {
+    const doc = await (await app.request('/openapi.json')).json() as { paths: Record<string, { post?: { responses: Record<string, unknown> } }> }
+    for (const path of ['/v1/track', '/v1/identify', '/v1/page', '/v1/batch']) {
+      expect(Object.keys(doc.paths[path]?.post?.responses ?? {}).sort(), path).toEqual(['200', '400', '401', '402', '413', '415', '503'])
+    }
+  })
+})
