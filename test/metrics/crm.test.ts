@@ -3,6 +3,7 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeHubspot, type FakeHubspot } from '../fakes/hubspot.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import hubspot from '../../adapters/crm/hubspot/index.ts'
+import { sample, scrape as scrapeMetrics } from './scrape.ts'
 
 // dcgate_crm_polls_total counts the qualification gate's polls by CRM and outcome: one with the right token
 // succeeds, one with a token the HubSpot fake refuses fails.
@@ -25,14 +26,14 @@ afterAll(async () => {
   await crm?.close()
 })
 
-const sample = (text: string, outcome: string) => Number(new RegExp(`^dcgate_crm_polls_total\\{crm="hubspot",outcome="${outcome}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
-const scrape = async () => (await app.request('/metrics')).text()
+const polls = (text: string, outcome: string) => sample(text, 'dcgate_crm_polls_total', { crm: 'hubspot', outcome })
+const scrape = () => scrapeMetrics(app)
 
 describe('CRM poll metrics', () => {
   it('counts polls that worked and polls the CRM refused', async () => {
     const before = await scrape()
     await app.dcgate.context.orm.em.getConnection().execute(`update crm_poll_state set next_run_at = now()`)
-    await expect.poll(async () => sample(await scrape(), 'ok') - sample(before, 'ok'), { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(1)
-    await expect.poll(async () => sample(await scrape(), 'failed') - sample(before, 'failed'), { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(1)
+    await expect.poll(async () => polls(await scrape(), 'ok') - polls(before, 'ok'), { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(1)
+    await expect.poll(async () => polls(await scrape(), 'failed') - polls(before, 'failed'), { timeout: 20_000, interval: 200 }).toBeGreaterThanOrEqual(1)
   })
 })

@@ -5,6 +5,7 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
+import { sample, scrape as scrapeMetrics } from './scrape.ts'
 
 // GET /metrics after real traffic: a conversion delivered to a platform stand-in, a duplicate, a 404. Metrics are
 // per process (prom-client's way), so the test reads the change around its own requests.
@@ -31,23 +32,7 @@ const conversion = (messageId: string) => app.request('/api/v1/conversions/autom
   body: JSON.stringify({ event: 'Purchase', messageId, properties: { value: 10, currency: 'EUR' }, context: { traits: { email: 'ann@example.com' } } }),
 })
 
-async function scrape(): Promise<string> {
-  const response = await app.request('/metrics')
-  expect(response.status).toBe(200)
-  expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
-  return response.text()
-}
-
-/** The value of one sample (`name{labels}`, labels in any order), 0 when it is not there yet. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!match || match[1] !== name) continue
-    const have = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]))
-    if (Object.entries(labels).every(([label, value]) => have[label] === value)) return Number(match[3])
-  }
-  return 0
-}
+const scrape = () => scrapeMetrics(app)
 
 describe('GET /metrics', () => {
   it('counts a conversion, its delivery and its duplicate, and requests by route pattern', async () => {

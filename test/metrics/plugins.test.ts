@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COP_KEY, startWorld, type EmailRiskWorld } from '../email-risk/support.ts'
+import { sample, scrape as scrapeMetrics } from './scrape.ts'
 
 // The plugins' metrics, through their real routes: email checks, capture's flushes and queue, deletion requests
 // and their erasures. Counters are per process; the test reads the change around its own requests.
@@ -9,21 +10,7 @@ beforeAll(async () => {
 })
 afterAll(() => world?.close())
 
-async function scrape(): Promise<string> {
-  const response = await world.app.request('/metrics')
-  expect(response.status).toBe(200)
-  return response.text()
-}
-
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_:]+)(?:\{(.*)\})? (\S+)$/.exec(line)
-    if (!match || match[1] !== name) continue
-    const have = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]))
-    if (Object.entries(labels).every(([label, value]) => have[label] === value)) return Number(match[3])
-  }
-  return 0
-}
+const scrape = () => scrapeMetrics(world.app)
 
 /** Scrapes until `done` holds (capture writes on its own timer); the last scrape. */
 async function scrapeUntil(done: (text: string) => boolean, deadlineMs = 20_000): Promise<string> {
