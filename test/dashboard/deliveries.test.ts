@@ -4,13 +4,14 @@ import { testPlatform } from '../delivery/test-platform.ts'
 import { startFakeServer, type FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
+import { uniqueEmail, type Browser } from './support.ts'
+import { signIn } from './pages-client.ts'
 
 // The Deliveries page as a site owner uses it: the report with its filter, a delivery's request and answer, Retry.
 let app: TestApp
-const MEMBER = memberAddress()
+const MEMBER = uniqueEmail('owner', 'other.example')
 let fake: FakeServer
-let operator: PageClient
+let operator: Browser
 /** While set, the fake platform refuses every event with a 400 and this message. */
 let refusal: string | undefined = 'Invalid parameter: event_name'
 const page = (query = '') => operator.get(`/dashboard/sites/shop/deliveries${query}`)
@@ -21,7 +22,6 @@ beforeAll(async () => {
     : { status: 200, body: { received: (JSON.parse(request.body) as { events: unknown[] }).events.length } })
   app = await bootTestApp({
     plugins: ['intake', 'dashboard'],
-    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       { id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'tok-secret-123456' } } },
@@ -38,7 +38,7 @@ beforeAll(async () => {
     expect(response.status).toBe(207)
   }
   await until(async () => (await deliveries()).every((d) => d.status === 'failed'))
-  operator = await signInAsOperator(app)
+  operator = await signIn(app)
 }, 60_000)
 afterAll(async () => {
   await app?.close()
@@ -171,7 +171,7 @@ describe('Deliveries page', () => {
   })
 
   it('a member of another site gets 403', async () => {
-    const member = await signInAsMember(app, MEMBER)
+    const member = await signIn(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/deliveries')).status).toBe(403)
     const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
     expect((await member.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })).status).toBe(403)

@@ -4,20 +4,20 @@ import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.t
 import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
+import { uniqueEmail, type Browser } from './support.ts'
+import { signIn } from './pages-client.ts'
 
 // Held leads as a site owner sees them: masked email, click ids present, Release sends one, Not a fit drops it.
 let app: TestApp
-const MEMBER = memberAddress()
+const MEMBER = uniqueEmail('owner', 'other.example')
 let fake: FakeServer
-let operator: PageClient
+let operator: Browser
 let key: string
 
 beforeAll(async () => {
   fake = await startFakeTestPlatform()
   app = await bootTestApp({
     plugins: ['intake', 'release', 'dashboard'],
-    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       {
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await capture('lead-ann', { traits: { email: 'ann.lee@example.com' }, identifiers: { gclid: 'gclid-1', fbc: 'fb.1.1700000000000.abc' } })
   await capture('lead-bob', { traits: { email: 'bob@example.org' } })
   await capture('lead-hashed', { traits: { email: 'c0ffee'.repeat(10) + 'c0ff' } })
-  operator = await signInAsOperator(app)
+  operator = await signIn(app)
 }, 60_000)
 afterAll(async () => {
   await app?.close()
@@ -117,7 +117,7 @@ describe('Held leads page', () => {
   it('a member of another site gets 403, and cannot act on its leads', async () => {
     await capture('lead-carol', { traits: { email: 'carol@example.net' } })
     const carol = await lead('lead-carol')
-    const member = await signInAsMember(app, MEMBER)
+    const member = await signIn(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/held')).status).toBe(403)
     expect((await member.post('/dashboard/sites/shop/held/not-a-fit', { id: carol.id })).status).toBe(403)
     expect(await lead('lead-carol')).toMatchObject({ state: 'held' })

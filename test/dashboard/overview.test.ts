@@ -6,20 +6,20 @@ import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { niceMax } from '../../plugins/dashboard/charts.ts'
 import { lastDays } from '../../plugins/dashboard/pages/overview.ts'
-import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
+import { uniqueEmail, type Browser } from './support.ts'
+import { signIn } from './pages-client.ts'
 
 // The Overview page: per-day delivery charts per platform, match quality, what waits, email checks, the last errors.
 let app: TestApp
-const MEMBER = memberAddress()
+const MEMBER = uniqueEmail('owner', 'other.example')
 let fake: FakeServer
-let operator: PageClient
+let operator: Browser
 let refusal: string | undefined
 
 beforeAll(async () => {
   fake = await startFakeServer(() => refusal ? { status: 400, body: { message: refusal } } : { status: 200, body: {} })
   app = await bootTestApp({
     plugins: ['intake', 'release', 'dashboard'],
-    dashboard: signInLimits,
     delivery: { workerIntervalMs: 25 },
     sites: [
       {
@@ -41,7 +41,7 @@ beforeAll(async () => {
   await sql(`insert into identified_users (id, site_id, email, email_hash, source) values (gen_random_uuid(), 'shop', 'dan@example.com', repeat('d', 64), 'form')`)
   await sql(`insert into email_check_quotas (site_id, checks, billable) values ('shop', 123, 0)`)
   await until(async () => (await sql<{ n: number }[]>(`select count(*)::int as n from deliveries where status in ('pending', 'retrying')`))[0]!.n === 0)
-  operator = await signInAsOperator(app)
+  operator = await signIn(app)
 }, 60_000)
 afterAll(async () => {
   await app?.close()
@@ -90,7 +90,7 @@ describe('Overview page', () => {
   })
 
   it('a member of another site gets 403; their own site without platforms says so', async () => {
-    const member = await signInAsMember(app, MEMBER)
+    const member = await signIn(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/overview')).status).toBe(403)
     const own = await member.get('/dashboard/sites/other/overview')
     expect(own.status).toBe(200)

@@ -2,17 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
-import { memberAddress, signInAsMember, signInAsOperator, signInLimits, type PageClient } from './pages-client.ts'
+import { uniqueEmail, type Browser } from './support.ts'
+import { signIn } from './pages-client.ts'
 
 // The Identified users and Sessions pages: newest first, 50 a page, verdicts shown, personal data masked or left out.
 let app: TestApp
-const MEMBER = memberAddress()
-let operator: PageClient
+const MEMBER = uniqueEmail('owner', 'other.example')
+let operator: Browser
 
 beforeAll(async () => {
   app = await bootTestApp({
     plugins: ['dashboard'],
-    dashboard: signInLimits,
     sites: [{ id: 'shop', name: 'Shop' }, { id: 'other', name: 'Other shop', members: [MEMBER] }],
   }, { builtInPlugins: { ...builtInPlugins, dashboard } })
   await sql(`insert into identified_users (id, site_id, email, email_hash, source, ip_country, ip_is_vpn, email_risk_score, email_risk_label, is_disposable, identified_at)
@@ -25,7 +25,7 @@ beforeAll(async () => {
       'https://shop.example/landing?email=visitor' || n || '@example.com', 'https://search.example/q?x=1',
       n = 2, case when n = 2 then '["headless"]'::jsonb else '[]'::jsonb end, n = 3, n = 3, n = 4, '198.51.100.' || n, 'Mozilla/5.0 Secret' || n
     from generate_series(1, 55) n`)
-  operator = await signInAsOperator(app)
+  operator = await signIn(app)
 }, 60_000)
 afterAll(async () => {
   await app?.close()
@@ -80,7 +80,7 @@ describe('Sessions page', () => {
   })
 
   it('a member of another site gets 403 on both pages, and sees only their own site\'s rows', async () => {
-    const member = await signInAsMember(app, MEMBER)
+    const member = await signIn(app, MEMBER)
     expect((await member.get('/dashboard/sites/shop/users')).status).toBe(403)
     expect((await member.get('/dashboard/sites/shop/sessions')).status).toBe(403)
     const own = await member.get('/dashboard/sites/other/users')
