@@ -43,7 +43,7 @@ export default definePlugin({
     const mailer = createMailer(ctx.config, ctx.logger)
     const dashboard = createDashboard({
       ctx, options, adminToken, mailer,
-      sessions: createSessions(ctx.storage, { hours: options.sessionHours, trustProxy: ctx.config.server.trustProxy }),
+      sessions: createSessions(ctx.storage, { hours: options.sessionHours, trustProxy: ctx.config.server.trustProxy, adminToken }),
       links: createLinks(ctx.storage, options.linkMinutes),
       admin: createAdminApi(ctx.app, adminToken),
     })

@@ -13,6 +13,8 @@ export interface Session {
   /** Epoch ms; the memory storage ignores TTLs, so the expiry is checked on read. */
   expiresAt: number
   flash?: Flash
+  /** An operator's session: a digest of the admin token it was opened with (a new token ends older sessions). */
+  tokenDigest?: string
 }
 
 export interface Sessions {
@@ -30,8 +32,10 @@ export interface Sessions {
  * SHA-256 of the cookie's value: the storage never holds a value that would sign anyone in. The cookie is HttpOnly,
  * SameSite=Strict, limited to /dashboard, and Secure when the request came over HTTPS.
  */
-export function createSessions(storage: Storage, options: { hours: number, trustProxy: TrustProxy }): Sessions {
+export function createSessions(storage: Storage, options: { hours: number, trustProxy: TrustProxy, adminToken: string }): Sessions {
   const ttlSeconds = options.hours * 3600
+  // Salted apart from the session keys; never the token itself, and useless for finding it.
+  const tokenDigest = createHash('sha256').update(`dcgate-dashboard-operator:${options.adminToken}`).digest('hex')
   const keyOf = (id: string) => `dashboard:sessions:${createHash('sha256').update(id).digest('hex')}`
   const cookieId = (event: H3Event) => {
     const id = getCookie(event, SESSION_COOKIE)
@@ -40,7 +44,10 @@ export function createSessions(storage: Storage, options: { hours: number, trust
   return {
     async start(event, viewer) {
       const id = randomBytes(32).toString('base64url')
-      const session: Session = { viewer, csrf: randomBytes(32).toString('base64url'), expiresAt: Date.now() + ttlSeconds * 1000 }
+      const session: Session = {
+        viewer, csrf: randomBytes(32).toString('base64url'), expiresAt: Date.now() + ttlSeconds * 1000,
+        ...(viewer.kind === 'operator' ? { tokenDigest } : {}),
+      }
       await storage.setItem(keyOf(id), session, { ttl: ttlSeconds })
       setCookie(event, SESSION_COOKIE, id, {
         httpOnly: true, sameSite: 'strict', path: '/dashboard', maxAge: ttlSeconds, secure: cameOverHttps(event, options.trustProxy),
@@ -53,6 +60,8 @@ export function createSessions(storage: Storage, options: { hours: number, trust
       const key = keyOf(id)
       const session = await storage.getItem<Session>(key)
       if (!session || session.expiresAt <= Date.now()) return undefined
+      // The admin token changed (another instance's config, or a restart with a new one): the operator signs in again.
+      if (session.viewer.kind === 'operator' && session.tokenDigest !== tokenDigest) return undefined
       return { key, session }
     },
     async save(key, session) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { onRedis } from '../helpers/database.ts'
 import { createBrowser, mailedLinks, uniqueEmail } from './support.ts'
 
 // Fresh addresses per run: the per-address link limit counts in the shared storage (Redis outlives a run).
@@ -139,5 +140,24 @@ describe('a member', () => {
       expect(answer.status).toBe(400)
     }
     expect(mailedLinks(app.dataDir, 'a@b.example')).toEqual([])
+  })
+})
+
+describe('sessions in the shared storage (Redis)', () => {
+  it.runIf(onRedis)('are known to every instance, and a new admin token ends the operator sessions opened with the old one', async () => {
+    const sameToken = await bootTestApp({ admin: { token: app.dcgate.adminToken }, server: { trustProxy: true } })
+    const newToken = await bootTestApp({ admin: { token: `rotated-${'x'.repeat(24)}` }, server: { trustProxy: true } })
+    try {
+      const browser = createBrowser(app)
+      await browser.signInAsOperator(app.dcgate.adminToken)
+      const cookie = `dcgate_dashboard=${browser.jar.get('dcgate_dashboard')}`
+      const open = (other: typeof app) => other.request('/dashboard/sites/demo/keys', { headers: { cookie }, redirect: 'manual' })
+      expect((await open(sameToken)).status).toBe(200)
+      expect((await open(newToken)).status).toBe(303)
+    }
+    finally {
+      await sameToken.close()
+      await newToken.close()
+    }
   })
 })
