@@ -128,3 +128,22 @@ describe('audit log', () => {
     expect(page.text).toContain('audited (dcp_')
   })
 })
+
+describe('hostile input', () => {
+  it('answers a 4xx page, never a 500, for NUL, over-long values, unknown pages and odd site ids', async () => {
+    const browser = createBrowser(app)
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    expect((await browser.get('/dashboard/sites/demo/deletion?before=%00')).status).toBe(400)
+    expect((await browser.get(`/dashboard/sites/demo/keys?confirm=${'x'.repeat(5000)}`)).status).toBe(400)
+    expect((await browser.get('/dashboard/sites/demo/nope')).status).toBe(404)
+    expect((await browser.get('/dashboard/sites/DEMO%00/keys')).status).toBe(404)
+    expect((await browser.get('/dashboard/sites/demo/deletion?before=2026-01-01T00:00:00Z|not-a-uuid')).status).toBe(200)
+    await browser.get('/dashboard/sites/demo/keys')
+    expect((await browser.post('/dashboard/sites/demo/keys/create', { name: 'x'.repeat(20_000) })).status).toBe(400)
+    expect((await browser.post('/dashboard/sites/demo/keys/create', { name: 'a\u0000b' })).status).toBe(400)
+    expect((await browser.post('/dashboard/sites/demo/keys/nope', {})).status).toBe(404)
+    expect((await browser.post('/dashboard/sites/demo/keys/toString', {})).status).toBe(404)
+    const keys = await (await app.admin('GET', '/sites/demo/keys')).json() as { keys: { name: string }[] }
+    expect(keys.keys.map((k) => k.name)).not.toContain('a\u0000b')
+  })
+})
