@@ -14,6 +14,7 @@ import { createRegistry, type AuthContext } from '../../core/registry.ts'
 import { planDelivery, testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, SCOPES, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
+import { adjustmentTests } from './google-ads-adjustments.ts'
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const CUSTOMER = '1234567890'
@@ -127,6 +128,7 @@ testAdPlatform<GoogleAdsOptions>({
   additionalTests: () => {
     dataManagerTests()
     legacyTests()
+    adjustmentTests()
   },
 })
 
