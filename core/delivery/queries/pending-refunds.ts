@@ -4,7 +4,7 @@
  * conversion of the order is stored. Kept 30 days at most (docs/api/sources.md, "Refunds and cancellations").
  */
 import type { PreparedStatement } from '../../db/prepared.ts'
-import { applyRefund, type RefundAnswer, type RefundDeps, type RefundRecord } from './refunds.ts'
+import { amountOf, applyRefund, type RefundAnswer, type RefundDeps, type RefundRecord } from './refunds.ts'
 
 /** How long a refund waits for its order before the purge job drops it. */
 export const PENDING_REFUND_DAYS = 30
@@ -51,8 +51,7 @@ export async function acceptRefund(deps: RefundDeps, siteId: string, refund: Ref
   const answer = await applyRefund(deps, siteId, refund)
   if (answer.outcome !== 'unknown_order') return answer
   const currency = refund.currency && /^[A-Z]{3}$/.test(refund.currency) ? refund.currency : null
-  const amount = refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : null
-  await deps.prepared(KEEP, [siteId, refund.orderId, refund.refundId, refund.messageId ?? null, amount, currency, refund.at.toISOString()])
+  await deps.prepared(KEEP, [siteId, refund.orderId, refund.refundId, refund.messageId ?? null, amountOf(refund) ?? null, currency, refund.at.toISOString()])
   return { ...answer, outcome: 'pending_order' }
 }
 

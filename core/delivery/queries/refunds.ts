@@ -72,7 +72,7 @@ export async function recordRefund(prepared: RunPrepared, siteId: string, refund
 }
 
 /** The refund's amount when it is one (a finite amount ≥ 0); otherwise the refund counts as the whole value. */
-const amountOf = (refund: RefundRecord): number | undefined =>
+export const amountOf = (refund: RefundRecord): number | undefined =>
   refund.amount !== undefined && Number.isFinite(refund.amount) && refund.amount >= 0 ? refund.amount : undefined
 
 /** How the source route answers one refund; `pending_order`: kept until its order is stored (queries/pending-refunds.ts). */
