@@ -5,6 +5,7 @@
  * itself was sent, with the same retries, budgets and report. A platform whose API documents no refund gets a skipped
  * row saying so, rather than silence.
  */
+import { createHash } from 'node:crypto'
 import type { DcgateHookable, RefundedConversion } from '../hooks.ts'
 import type { AdPlatformDefinition, Registry } from '../registry.ts'
 import { insertAdjustments, readDelivered, type DeliveredConversion, type NewAdjustment } from './queries/adjustments.ts'
@@ -49,7 +50,7 @@ export function planAdjustments(
       : row.status === 'failed' || row.status === 'skipped' ? notDelivered(platform, row.status)
         : undefined
     return [{
-      conversion_id: row.conversion_id, site_id: row.site_id, provider: row.provider, refund_id: refund.refundId,
+      conversion_id: row.conversion_id, site_id: row.site_id, provider: row.provider, refund_id: refundKey(refund.refundId),
       status: skip ? 'skipped' : 'pending', error: skip ?? null, adjustment: toAdjustment(refund, row),
     }]
   })
@@ -85,6 +86,11 @@ export function stepOf(row: ClaimedDelivery, conversion: ConversionEvent, platfo
   const item: AdjustmentEvent = { conversion, adjustment: { ...stored, at: new Date(stored.at) } }
   const reason = support.skipReason?.(item, options)
   return reason ? { skip: reason } : { item }
+}
+
+/** The row's key: the vendor's refund id, or its SHA-256 when it is longer than the column (255). */
+export function refundKey(refundId: string): string {
+  return refundId.length <= 255 ? refundId : `sha256:${createHash('sha256').update(refundId).digest('hex')}`
 }
 
 export function labelOf(platform: Pick<AdPlatformDefinition<unknown>, 'label' | 'name'>): string {
