@@ -21,6 +21,8 @@ beforeAll(async () => {
     ? { status: 400, body: { message: refusal } }
     : { status: 200, body: { received: (JSON.parse(request.body) as { events: unknown[] }).events.length } })
   app = await bootTestApp({
+    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
+    server: { trustProxy: true },
     plugins: ['intake', 'dashboard'],
     delivery: { workerIntervalMs: 25 },
     sites: [

@@ -17,6 +17,8 @@ let key: string
 beforeAll(async () => {
   fake = await startFakeTestPlatform()
   app = await bootTestApp({
+    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
+    server: { trustProxy: true },
     plugins: ['intake', 'release', 'dashboard'],
     delivery: { workerIntervalMs: 25 },
     sites: [

@@ -19,6 +19,8 @@ let refusal: string | undefined
 beforeAll(async () => {
   fake = await startFakeServer(() => refusal ? { status: 400, body: { message: refusal } } : { status: 200, body: {} })
   app = await bootTestApp({
+    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
+    server: { trustProxy: true },
     plugins: ['intake', 'release', 'dashboard'],
     delivery: { workerIntervalMs: 25 },
     sites: [

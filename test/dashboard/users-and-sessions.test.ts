@@ -12,6 +12,8 @@ let operator: Browser
 
 beforeAll(async () => {
   app = await bootTestApp({
+    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
+    server: { trustProxy: true },
     plugins: ['dashboard'],
     sites: [{ id: 'shop', name: 'Shop' }, { id: 'other', name: 'Other shop', members: [MEMBER] }],
   }, { builtInPlugins: { ...builtInPlugins, dashboard } })
