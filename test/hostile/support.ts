@@ -7,6 +7,7 @@ import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { serve } from 'h3'
 import type { RouteDefinition } from '../../core/http/routes.ts'
+import { builtInPlugins } from '../../plugins/index.ts'
 import { bootTestApp, DEMO_SITE, type TestApp } from '../helpers/app.ts'
 
 export const SECRET = 'hostile-suite-signing-secret-0123456789'
@@ -25,7 +26,7 @@ export interface HostileServer {
 /** Every plugin, every source on the demo site, no network lookups; listening on a loopback port of its own. */
 export async function startHostileServer(): Promise<HostileServer> {
   const app = await bootTestApp({
-    plugins: ['capture', 'intake', 'release', 'export', 'dsar', 'email-risk'],
+    plugins: Object.keys(builtInPlugins),
     capture: { flushIntervalMs: 20 },
     emailRisk: { lookupsPerMinute: 0, timeoutMs: 50 },
     sites: [{
