@@ -1,0 +1,84 @@
+import { createHmac } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
+import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
+
+// Issue 18's done-when, end to end: Shopify's documented refunds/create sample, signed as Shopify signs it, for an
+// order delivered to Google Ads and Meta, leaves dcgate as a Google restatement (seen by the fake, which speaks the
+// Google Ads API), and Meta's report row says Meta takes no refunds. A retried webhook sends nothing more.
+const SECRET = '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'
+const ORDER_ID = '820982911946154508'
+let app: TestApp
+let google: FakeGoogleAds
+let meta: FakeMeta
+let url: string
+
+const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${name}`, import.meta.url), 'utf8')
+/** The documented samples, moved to now: the order paid a minute ago, the refund just made. */
+const paidOrder = () => {
+  const paidAt = new Date(Date.now() - 60_000).toISOString()
+  return fixture('shopify-orders-paid.json').replace(/"processed_at": "[^"]*"/, `"processed_at": "${paidAt}"`).replace(/"created_at": "[^"]*"/, `"created_at": "${paidAt}"`)
+}
+const refundNow = () => fixture('shopify-refunds-create.json').replaceAll(/"(created_at|processed_at)": "[^"]*"/g, `"$1": "${new Date().toISOString()}"`)
+
+function post(topic: string, raw: string) {
+  return app.request(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', 'x-shopify-topic': topic, 'x-shopify-hmac-sha256': createHmac('sha256', SECRET).update(raw).digest('base64'),
+      'x-shopify-webhook-id': crypto.randomUUID(), 'x-shopify-shop-domain': 'example-shop.myshopify.com',
+    },
+    body: raw,
+  })
+}
+const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+const rows = (kind: string) => sql<{ provider: string, status: string, error: string | null }[]>(
+  `select d.provider, d.status, d.error from deliveries d join conversions c on c.id = d.conversion_id where c.order_id = ? and d.kind = ? order by d.provider`, [ORDER_ID, kind])
+
+beforeAll(async () => {
+  ;[google, meta] = await Promise.all([startFakeGoogleAds(), startFakeMeta()])
+  app = await bootTestApp({
+    plugins: ['intake'],
+    delivery: { workerIntervalMs: 25 },
+    sites: [{
+      id: 'shop', name: 'Shop', sources: { shopify: { secret: SECRET } },
+      destinations: {
+        meta: { pixelId: meta.pixelId, accessToken: meta.accessToken, baseUrl: meta.url },
+        google_ads: {
+          customerId: '123-456-7890', clientId: google.credentials.clientId, clientSecret: google.credentials.clientSecret,
+          refreshToken: google.credentials.refreshToken, conversionActions: { Purchase: '111' }, baseUrl: google.url, oauthUrl: google.oauthUrl,
+        },
+      },
+    }],
+  })
+  url = `/api/v1/conversions/shopify/${app.dcgate.context.sites.byId('shop')!.copKey}`
+})
+afterAll(async () => {
+  await app?.close()
+  await Promise.all([google?.close(), meta?.close()])
+})
+
+describe('a Shopify refund of an order delivered to Google Ads and Meta', () => {
+  it('reaches Google as a restatement of the value left; Meta\'s row says it is not supported; a retry sends nothing more', async () => {
+    expect((await post('orders/paid', paidOrder())).status).toBe(200)
+    await expect.poll(async () => (await rows('conversion')).map((d) => [d.provider, d.status]), { timeout: 15_000 }).toEqual([['google_ads', 'sent'], ['meta', 'sent']])
+
+    const refund = refundNow()
+    const response = await post('refunds/create', refund)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ refund: { order_id: ORDER_ID, outcome: 'applied' } })
+    await expect.poll(() => google.adjustments.length, { timeout: 15_000 }).toBe(1)
+    expect(google.adjustments[0]!.adjustment).toMatchObject({
+      adjustmentType: 'RESTATEMENT', orderId: `shopify-order-${ORDER_ID}`, conversionAction: 'customers/1234567890/conversionActions/111',
+      restatementValue: { adjustedValue: 160, currencyCode: 'EUR' },
+    })
+    await expect.poll(async () => (await rows('adjustment')).map((d) => [d.provider, d.status]), { timeout: 15_000 }).toEqual([['google_ads', 'sent'], ['meta', 'skipped']])
+    expect((await rows('adjustment'))[1]!.error).toContain('not supported by Meta')
+
+    expect(await (await post('refunds/create', refund)).json()).toMatchObject({ refund: { outcome: 'repeat' } })
+    expect(await rows('adjustment')).toHaveLength(2)
+    expect(google.adjustmentUploads).toHaveLength(1)
+  })
+})
