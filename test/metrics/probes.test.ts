@@ -1,5 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createConsola } from 'consola'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { bootTestApp, DEMO_SITE, type TestApp } from '../helpers/app.ts'
+import { resolveConfig } from '../../core/config/load.ts'
+import { definePlugin } from '../../core/plugin.ts'
+import { startServer } from '../../core/server.ts'
 import { onPostgres, sharedDatabase, type TestDatabase } from '../helpers/database.ts'
 import { startFreezingProxy, type FreezingProxy } from '../faults/freezing-proxy.ts'
 
@@ -81,5 +88,45 @@ describe('readiness while closing', () => {
     })
     await other.close()
     expect(during).toEqual({ status: 503, body: { status: 'not_ready', message: 'Not ready: still booting, or shutting down', failed: 'booted', checks: { booted: false, database: false } } })
+  })
+})
+
+describe('readiness while a server stops', () => {
+  it('is 503 while in-flight requests finish, before the app closes', async () => {
+    let finish!: () => void
+    const finished = new Promise<void>((resolve) => (finish = resolve))
+    let arrive!: () => void
+    const arrived = new Promise<void>((resolve) => (arrive = resolve))
+    const slow = definePlugin({
+      name: 'slow',
+      setup(ctx) {
+        ctx.routes.add({ method: 'GET', path: '/test/slow', auth: 'none', summary: 'Waits', handler: async () => {
+          arrive()
+          await finished
+          return { done: true }
+        } })
+      },
+    })
+    const dataDir = mkdtempSync(join(tmpdir(), 'dcgate-drain-'))
+    const running = await startServer(resolveConfig({ sites: [DEMO_SITE], dataDir, server: { host: '127.0.0.1', port: 0 }, plugins: [slow] }, {}), {
+      banner: false, inMemoryDatabase: true, embeddedTemplate: new Blob([readFileSync(inject('pgliteTemplate'))]),
+      logger: createConsola({ level: -999 }), builtInPlugins: {}, adapters: [],
+    })
+    try {
+      const inFlight = fetch(`${running.url}/test/slow`)
+      await arrived
+      const stopped = running.stop()
+      const readyz = await running.dcgate.app.request('/readyz')
+      expect(readyz.status).toBe(503)
+      expect((await readyz.json() as { failed: string }).failed).toBe('booted')
+      finish()
+      expect((await inFlight).status).toBe(200)
+      await stopped
+    }
+    finally {
+      finish()
+      await running.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })
