@@ -179,4 +179,18 @@ describe('Deliveries page', () => {
     expect((await member.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })).status).toBe(403)
     expect((await member.get('/dashboard/sites/other/deliveries')).status).toBe(200)
   })
+
+  it('shows a refund told to the platform as such, with its refund and no conversion request in its place', async () => {
+    const [sent] = (await deliveries()).filter((d) => d.message_id === 'order-1')
+    const [row] = await sql<{ id: string }[]>(`insert into deliveries (id, conversion_id, site_id, provider, status, error, kind, refund_id, adjustment)
+      select gen_random_uuid(), conversion_id, site_id, provider, 'skipped', 'refund not sent: not supported by testads', 'adjustment', 'refund-9',
+        '{"type":"restatement","refundId":"refund-9","at":"2026-11-20T10:00:00.000Z","value":4,"currency":"EUR"}'::jsonb
+      from deliveries where id = ? returning id`, [sent!.id])
+    const table = rows((await page('?event=Purchase&status=skipped')).text)
+    expect(table.map((cells) => cells.slice(1, 8))).toEqual([['Purchase: refund (restatement)', 'order-1', 'testads', 'skipped', '–', '0', 'refund not sent: not supported by testads']])
+    const { text } = await page(`?id=${row!.id}`)
+    expect(text).toContain('refund-9, value left 4 EUR')
+    expect(text).toContain('No refund request was sent to this platform')
+  })
+
 })

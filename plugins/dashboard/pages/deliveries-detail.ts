@@ -1,10 +1,10 @@
 /** One delivery: its state, the request as sent (rebuilt and redacted, deliveries-request.ts) and the platform's answer. */
 import { html, time } from '../html.ts'
 import type { PageContext, PageResult } from '../page.ts'
-import { findDelivery } from '../queries/deliveries.ts'
+import { findDelivery, type DeliveryDetailRow } from '../queries/deliveries.ts'
 import { rebuildRequest } from './deliveries-request.ts'
 import { filterQuery, type FilterFields } from './deliveries-filter.ts'
-import { reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
+import { eventLabel, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -17,7 +17,7 @@ export async function renderDeliveryDetail(ctx: PageContext, id: string, fields:
   return {
     title: `Delivery to ${delivery.provider}`,
     body: html`<h1>Delivery to ${delivery.provider}</h1>${back}
-<dl class="facts">${row('Event', delivery.event)}${row('Sent as', delivery.standard_event)}${row('Order id', delivery.order_id)}${row('Message id', delivery.message_id)}
+<dl class="facts">${row('Event', eventLabel(delivery))}${delivery.adjustment ? row('Refund', refundText(delivery.adjustment)) : ''}${row('Sent as', delivery.standard_event)}${row('Order id', delivery.order_id)}${row('Message id', delivery.message_id)}
 ${row('Source', delivery.source)}${row('Value', delivery.value === null ? null : `${delivery.value} ${delivery.currency ?? ''}`)}
 ${row('Platform', delivery.provider)}${row('Status', statusBadge(delivery.status))}${row('HTTP status', delivery.http_status)}${row('Attempts', delivery.attempts)}
 ${row('Reason', reasonOf(delivery) || null)}${row('Created', time(delivery.created_at))}${row('Last change', time(delivery.updated_at))}
@@ -38,4 +38,9 @@ ${delivery.http_status === null && !delivery.error
   : html`<dl class="facts">${row('HTTP status', delivery.http_status)}${row(delivery.status === 'sent' ? 'Message' : 'Its message, or why dcgate did not send', delivery.error)}</dl>
 <p class="muted">dcgate keeps the status and the platform's message of the last attempt, not the whole answer.</p>`}`,
   }
+}
+
+/** A refund told to the platform: its id, and for a partial one the value the platform is told is left. */
+function refundText(adjustment: NonNullable<DeliveryDetailRow['adjustment']>): string {
+  return adjustment.value === undefined ? adjustment.refundId : `${adjustment.refundId}, value left ${adjustment.value} ${adjustment.currency ?? ''}`.trim()
 }

@@ -14,9 +14,18 @@ export function retryForm(ctx: PageContext, id: string, fields: FilterFields, ba
 <input type="hidden" name="id" value="${id}">${back ? html`<input type="hidden" name="back" value="${back}">` : ''}<button type="submit" class="button small">Retry</button></form>`
 }
 
-/** Why a delivery was not sent: the platform's message or dcgate's reason; nothing for a sent one. */
-export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error'>): string {
-  return row.status === 'sent' ? '' : row.error ?? (row.status === 'pending' ? 'waiting for its first attempt' : '')
+/**
+ * Why a delivery was not sent: the platform's message or dcgate's reason; for a sent one, the rule that shaped it when
+ * it was not the usual one (a late-qualified lead), else nothing.
+ */
+export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error' | 'note'>): string {
+  if (row.status === 'sent') return row.note ?? ''
+  return row.error ?? (row.status === 'pending' ? 'waiting for its first attempt' : '')
+}
+
+/** The event as the report names it: a refund told to the platform says so, with its kind. */
+export function eventLabel(row: Pick<DeliveryListRow, 'event' | 'kind' | 'adjustment'>): string {
+  return row.kind === 'adjustment' ? `${row.event}: refund (${row.adjustment?.type ?? 'adjustment'})` : row.event
 }
 
 

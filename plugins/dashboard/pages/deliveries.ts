@@ -10,7 +10,7 @@ import { listDeliveryPage, type DeliveryListRow } from '../queries/deliveries.ts
 import { readCursor, splitPage } from '../queries/paging.ts'
 import { renderDeliveryDetail } from './deliveries-detail.ts'
 import { filterQuery, readFilter, STATUSES, type FilterFields } from './deliveries-filter.ts'
-import { filterFields, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
+import { eventLabel, filterFields, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -87,7 +87,7 @@ function deliveryTable(ctx: PageContext, rows: readonly DeliveryListRow[], field
 <th scope="col">Created</th><th scope="col">Event</th><th scope="col">Order id</th><th scope="col">Platform</th><th scope="col">Status</th>
 <th scope="col">HTTP status</th><th scope="col">Attempts</th><th scope="col">Reason</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.map((row) => html`<tr>
-<td>${time(row.paging_time)}</td><td>${row.event}</td><td>${row.order_id ?? html`<span class="muted">–</span>`}</td><td>${row.provider}</td>
+<td>${time(row.paging_time)}</td><td>${eventLabel(row)}</td><td>${row.order_id ?? html`<span class="muted">–</span>`}</td><td>${row.provider}</td>
 <td>${statusBadge(row.status)}</td><td>${row.http_status ?? html`<span class="muted">–</span>`}</td><td>${row.attempts}</td>
 <td class="reason">${reasonOf(row)}</td>
 <td class="row-actions"><a href="${ctx.href('deliveries')}?${filterQuery(fields, { id: row.id })}">Details<span class="visually-hidden"> of the ${row.provider} delivery of ${row.event}</span></a>

@@ -26,6 +26,12 @@ export interface DeliveryListRow {
   attempts: number
   error: string | null
   next_attempt_at: string | null
+  /** `conversion`, or `adjustment` for a refund told to the platform (core/delivery/adjust.ts). */
+  kind: string
+  /** An adjustment's refund: { type: retraction | restatement, refundId, at, value?, currency? }. */
+  adjustment: { type: string, refundId: string, at: string, value?: number, currency?: string } | null
+  /** The rule that shaped the request when it was not the usual one (a late-qualified lead). */
+  note: string | null
 }
 
 /**
@@ -33,10 +39,10 @@ export interface DeliveryListRow {
  * (site_id, created_at, id) index backwards from the page end. Planned per call: each filter changes the best plan.
  */
 const LIST_PAGE: PreparedStatement = {
-  name: 'dashboard_deliveries_page_v1',
+  name: 'dashboard_deliveries_page_v2',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
-      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at
+      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ${sqlBefore('d.created_at', 'd.id', 2)} and d.created_at >= coalesce($4::timestamptz, '-infinity')
       and ($5::text is null or d.provider = $5) and ($6::text is null or d.status = $6) and ($7::text is null or c.event = $7)
@@ -72,10 +78,10 @@ export interface DeliveryDetailRow extends DeliveryListRow {
 
 /** $1 site, $2 delivery. One delivery of the site with its conversion's summary. */
 const ONE_DELIVERY: PreparedStatement = {
-  name: 'dashboard_delivery_v1',
+  name: 'dashboard_delivery_v2',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
-      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, ${sqlIsoTime('d.sent_at')} as sent_at,
+      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${sqlIsoTime('d.sent_at')} as sent_at,
       ${sqlIsoTime('d.created_at')} as created_at, ${sqlIsoTime('d.updated_at')} as updated_at, d.last_duration_ms,
       c.source, c.standard_event, c.value, c.currency
     from deliveries d join conversions c on c.id = d.conversion_id

@@ -4,14 +4,17 @@ import { sqlIsoTime } from './paging.ts'
 
 export interface DayCount { day: string, provider: string, outcome: 'sent' | 'failed' | 'skipped' | 'waiting', deliveries: number }
 
-/** $1 site, $2 days. Deliveries created per UTC day, platform and outcome (pending and retrying count as waiting). */
+/**
+ * $1 site, $2 days. Conversions' deliveries created per UTC day, platform and outcome (pending and retrying count as
+ * waiting); refunds told to the platforms (adjustment rows) are not conversions and are left out.
+ */
 const PER_DAY: PreparedStatement = {
-  name: 'dashboard_overview_per_day_v1',
+  name: 'dashboard_overview_per_day_v2',
   reusePlan: false,
   text: `select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, provider,
       case when status in ('sent', 'failed', 'skipped') then status else 'waiting' end as outcome, count(*)::int as deliveries
     from deliveries
-    where site_id = $1 and created_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - make_interval(days => $2::int - 1)
+    where site_id = $1 and kind = 'conversion' and created_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - make_interval(days => $2::int - 1)
     group by 1, 2, 3 order by 1, 2, 3`,
 }
 
