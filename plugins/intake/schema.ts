@@ -15,3 +15,10 @@ export const ConversionResponse = v.object({
   events: v.array(Result),
   duration_ms: v.number(),
 })
+
+/** One refund or cancellation recorded (docs/api/sources.md, "Refunds and cancellations"). */
+export const RefundAnswer = v.object({
+  order_id: v.string(),
+  refund_id: v.string(),
+  outcome: v.pipe(v.picklist(['applied', 'repeat', 'pending_order']), v.description('applied to the order\'s conversions; a repeat already counted; or pending_order: kept until the order is stored (30 days at most), then applied')),
+})

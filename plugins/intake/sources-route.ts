@@ -6,23 +6,17 @@ import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition, type SourceConversion } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
 import { acceptRefund, applyPendingRefundsOf, reconcilePendingRefunds } from '../../core/delivery/queries/pending-refunds.ts'
-import { ConversionResponse } from './schema.ts'
+import { ConversionResponse, RefundAnswer } from './schema.ts'
 
 const Params = v.object({
   source: v.pipe(v.string(), v.maxLength(64)),
   api_key: v.pipe(v.string(), v.maxLength(128)),
 })
 
-const RefundAnswer = v.object({
-  order_id: v.string(),
-  refund_id: v.string(),
-  outcome: v.picklist(['applied', 'repeat', 'pending_order']),
-})
-
 const SourceResponse = v.object({
   ...ConversionResponse.entries,
   ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
-  refund: v.optional(v.pipe(RefundAnswer, v.description('A refund or cancellation: applied to the order\'s conversions, a repeat already counted, or pending_order: kept until the order is stored (30 days at most), then applied'))),
+  refund: v.optional(v.pipe(RefundAnswer, v.description('The refund or cancellation the webhook reported'))),
   refunds: v.optional(v.pipe(v.array(RefundAnswer), v.description('The refunds and cancellations a body reported beside its conversions (a WooCommerce order lists its refunds), each recorded after the conversions'))),
 })
 

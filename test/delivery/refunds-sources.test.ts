@@ -225,3 +225,28 @@ describe('a refund before its order', () => {
     expect(await sql('select order_id from pending_refunds where order_id in (?, ?, ?)', ['9301', 'never-9302', 'never-9303'])).toEqual([{ order_id: 'never-9303' }])
   })
 })
+
+describe('a refund event on POST /api/v1/conversions/automation (private key)', () => {
+  const post = async (body: unknown) => {
+    const response = await app.request('/api/v1/conversions/automation', { method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key }, body: JSON.stringify(body) })
+    return { status: response.status, body: await response.json() as Record<string, unknown> }
+  }
+
+  it('answers 202 with the refund, marks the order, counts a retry once (with or without refund_id)', async () => {
+    expect((await post({ event: 'Purchase', messageId: 'crm-order-6001', properties: { value: 120, currency: 'EUR', order_id: '6001' } })).status).toBe(202)
+    await markSent('6001')
+    const refund = { event: 'Refund', properties: { order_id: '6001', amount: 20, currency: 'EUR', refunded_at: '2026-11-25T10:00:00Z' } }
+    expect(await post(refund)).toMatchObject({ status: 202, body: { accepted: true, events: [], refund: { order_id: '6001', outcome: 'applied' } } })
+    expect(await post(refund)).toMatchObject({ status: 202, body: { refund: { outcome: 'repeat' } } })
+    expect(await post({ event: 'Order Cancelled', properties: { order_id: 6001 } })).toMatchObject({ body: { refund: { refund_id: 'cancelled', outcome: 'applied' } } })
+    expect(await exportedOrder('6001')).toMatchObject({ refunded: true, refunded_at: '2026-11-25T10:00:00.000000Z', value: 120, refunded_value: 120 })
+  })
+
+  it('refuses a malformed refund with 422 INVALID_CONVERSION naming the field, never 500', async () => {
+    for (const [properties, field] of [[{}, 'properties.order_id'], [{ order_id: '6001', amount: -3 }, 'properties.amount'], [{ order_id: '6001', refund_id: 'r'.repeat(300) }, 'properties.refund_id'], [{ order_id: '6001', refunded_at: 'soon' }, 'properties.refunded_at']] as const) {
+      const answer = await post({ event: 'Order Refunded', properties })
+      expect(answer.status).toBe(422)
+      expect(answer.body).toMatchObject({ code: 'INVALID_CONVERSION', message: expect.stringContaining(field) })
+    }
+  })
+})

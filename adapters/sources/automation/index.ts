@@ -14,7 +14,7 @@ import { clipped, compact } from '../fields.ts'
 import { readJsonObject } from '../json-body.ts'
 import { secretSchema } from '../options.ts'
 import { headerValue, hmacSha256, signaturesEqual } from '../signature.ts'
-import { isRefundEvent, toAutomationRefund } from './refund.ts'
+import { isRefundEvent, toAutomationRefund } from '../../../core/intake/refund-request.ts'
 
 export const AUTOMATION_TOOLS = ['zapier', 'make', 'n8n'] as const
 export type AutomationTool = typeof AUTOMATION_TOOLS[number]

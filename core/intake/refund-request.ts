@@ -1,11 +1,11 @@
 /**
- * An explicit refund or cancellation from Zapier, Make or n8n (README.md, "Refunds"): the event names it, the
- * properties say which order and how much. Recorded only when signed (plugins/intake/sources-route.ts).
+ * An explicit refund or cancellation in the automation body (POST /api/v1/conversions/automation, and Zapier, Make
+ * or n8n at their source URLs: adapters/sources/automation/README.md): the event names it, the properties say which
+ * order and how much. At a source URL it is recorded only when signed (plugins/intake/sources-route.ts).
  */
 import * as v from 'valibot'
-import { formatIssues } from '../../../core/config/issues.ts'
-import { SourceInputError, type SourceRefund } from '../../../core/registry.ts'
-import { compact } from '../fields.ts'
+import { formatIssues } from '../config/issues.ts'
+import { SourceInputError, type SourceRefund } from '../registry.ts'
 
 /** Event names (any case) that are a refund, and those that cancel the whole order. */
 const REFUND_EVENTS = new Set(['refund', 'order refunded'])
@@ -48,11 +48,15 @@ export function toAutomationRefund(body: Record<string, unknown>, fallbackId: st
   }
   const { event, properties } = result.output
   const cancels = CANCEL_EVENTS.has(event.trim().toLowerCase())
-  return compact({
+  const amount = cancels ? undefined : properties.amount
+  const currency = cancels ? undefined : properties.currency
+  return {
     orderId: properties.order_id,
     refundId: properties.refund_id ?? (cancels ? 'cancelled' : fallbackId),
-    amount: cancels ? undefined : properties.amount,
-    currency: cancels ? undefined : properties.currency,
+    // Absent fields stay absent: no amount is the whole value, not an amount of undefined.
+    ...(amount === undefined ? {} : { amount }),
+    ...(currency === undefined ? {} : { currency }),
     at: properties.refunded_at ? new Date(properties.refunded_at) : new Date(),
-  } satisfies SourceRefund)
+  }
 }
+
