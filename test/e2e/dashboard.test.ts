@@ -158,6 +158,23 @@ describe('the operator', () => {
   })
 })
 
+describe('the keyboard', () => {
+  it('reaches the token field with Tab and signs in with Enter; the skip link comes first', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const keyboard = await context.newPage()
+    await keyboard.goto(`${dcgate.url}/dashboard`)
+    await keyboard.keyboard.press('Tab')
+    expect(await keyboard.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+    let tabs = 0
+    while (await keyboard.evaluate(() => document.activeElement?.id) !== 'token' && tabs++ < 10) await keyboard.keyboard.press('Tab')
+    expect(await keyboard.evaluate(() => document.activeElement?.id)).toBe('token')
+    await keyboard.keyboard.type(ADMIN_TOKEN)
+    await keyboard.keyboard.press('Enter')
+    await expect.poll(() => keyboard.getByRole('link', { name: 'E2E shop' }).count()).toBe(1)
+    await context.close()
+  })
+})
+
 describe('a member', () => {
   it('signs in with an emailed link, sees only their site, and gets 403 on another', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })

@@ -33,7 +33,7 @@ ${confirm}
 <label>Name<input type="text" name="name" required maxlength="200" placeholder="e.g. zapier"></label>
 <button type="submit" class="button">Create key</button></form></div>
 ${keys.length
-    ? html`<div class="table-wrap"><table><caption class="skip">Keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="skip">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? html`<div class="table-wrap"><table><caption class="visually-hidden">Keys</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
     : html`<p>No key yet.</p>`}`,
     }
   },
