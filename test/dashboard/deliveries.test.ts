@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { testPlatform } from '../delivery/test-platform.ts'
+import { defineAdPlatform } from '../../core/registry.ts'
 import { startFakeServer, type FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
@@ -14,6 +15,19 @@ let fake: FakeServer
 let operator: Browser
 /** While set, the fake platform refuses every event with a 400 and this message. */
 let refusal: string | undefined = 'Invalid parameter: event_name'
+/** The test platform, taking refunds too: one JSON request of retractions and restatements. */
+const refundingPlatform = defineAdPlatform({
+  ...testPlatform,
+  adjustments: {
+    maxBatchSize: 10,
+    maxConversionAgeDays: 54,
+    toRequest: (items, options) => ({
+      url: `${options.baseUrl}/v1/refunds`, method: 'POST', headers: { 'content-type': 'application/json', 'authorization': `Bearer ${options.token}` },
+      body: JSON.stringify({ refunds: items.map((i) => ({ id: i.conversion.messageId, type: i.adjustment.type, value: i.adjustment.value })) }),
+    }),
+    parseResponse: (_response, items) => items.map(() => ({ status: 'sent' as const })),
+  },
+})
 const page = (query = '') => operator.get(`/dashboard/sites/shop/deliveries${query}`)
 
 beforeAll(async () => {
@@ -29,7 +43,7 @@ beforeAll(async () => {
       { id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'tok-secret-123456' } } },
       { id: 'other', name: 'Other shop', members: [MEMBER] },
     ],
-  }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
+  }, { adapters: [refundingPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
   const key = await app.createKey('shop')
   for (const [messageId, event] of [['order-1', 'Purchase'], ['order-2', 'Purchase'], ['lead-1', 'Lead']] as const) {
     const response = await app.request('/api/v1/conversions/automation', {
@@ -180,7 +194,7 @@ describe('Deliveries page', () => {
     expect((await member.get('/dashboard/sites/other/deliveries')).status).toBe(200)
   })
 
-  it('shows a refund told to the platform as such, with its refund and no conversion request in its place', async () => {
+  it('shows a refund told to the platform as such, with its refund and its request through the adapter\'s refund mapping', async () => {
     const [sent] = (await deliveries()).filter((d) => d.message_id === 'order-1')
     const [row] = await sql<{ id: string }[]>(`insert into deliveries (id, conversion_id, site_id, provider, status, error, kind, refund_id, adjustment)
       select gen_random_uuid(), conversion_id, site_id, provider, 'skipped', 'refund not sent: not supported by testads', 'adjustment', 'refund-9',
@@ -190,7 +204,9 @@ describe('Deliveries page', () => {
     expect(table.map((cells) => cells.slice(1, 8))).toEqual([['Purchase: refund (restatement)', 'order-1', 'testads', 'skipped', '–', '0', 'refund not sent: not supported by testads']])
     const { text } = await page(`?id=${row!.id}`)
     expect(text).toContain('refund-9, value left 4 EUR')
-    expect(text).toContain('No refund request was sent to this platform')
+    expect(text).toContain(`POST ${fake.url}/v1/refunds`)
+    expect(text).toMatch(/&quot;type&quot;: &quot;restatement&quot;,\s+&quot;value&quot;: 4/)
+    expect(text).not.toContain('tok-secret-123456')
   })
 
 })
