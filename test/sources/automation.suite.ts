@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import * as v from 'valibot'
 import { SourceInputError } from '../../core/registry.ts'
 import { ConversionRequest, toConversionInput } from '../../core/intake/conversion-request.ts'
@@ -141,6 +142,17 @@ describe('automation sources: refund events', () => {
     const body = { event: 'Refund', properties: { order_id: '1001', amount: 10 } }
     const id = `body-${createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32)}`
     expect(parse(body)).toMatchObject({ refund: { refundId: id } })
+  })
+
+  it('property: a refund body with arbitrary properties is read or refused, never thrown otherwise', () => {
+    fc.assert(fc.property(fc.constantFrom('Refund', 'ORDER REFUNDED', 'Order Canceled'), fc.dictionary(fc.constantFrom('order_id', 'refund_id', 'amount', 'currency', 'refunded_at', 'x'), fc.jsonValue({ maxDepth: 2 })), (event, properties) => {
+      try {
+        expect(parse({ event, properties }).kind).toBe('refund')
+      }
+      catch (error) {
+        expect(error).toBeInstanceOf(SourceInputError)
+      }
+    }), { numRuns: 300 })
   })
 
   it('refuses a refund without an order, or with fields of the wrong kind, naming each', () => {

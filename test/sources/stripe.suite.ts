@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import * as v from 'valibot'
+import { SourceInputError } from '../../core/registry.ts'
 import stripe, { type StripeOptions } from '../../adapters/sources/stripe/index.ts'
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
 
@@ -118,6 +120,20 @@ testIntakeSource({
         expect(parse(withObject(CHARGE, { refunded: false, amount_refunded: 4000 }))).toEqual({
           kind: 'ignored', reason: 'charge ch_3QNf2aLkdIwHu7ix0x8Zq2Lm is partly refunded and its refunds are not listed: subscribe to refund.created, which brings each refund',
         })
+      })
+
+      it('property: a Refund or refunded Charge with any field replaced by arbitrary JSON is read or refused, never thrown otherwise', () => {
+        for (const event of [REFUND, CHARGE]) {
+          const object = (JSON.parse(event) as { data: { object: Json } }).data.object
+          fc.assert(fc.property(fc.constantFrom(...Object.keys(object), 'refunds'), fc.jsonValue({ maxDepth: 3 }), (key, value) => {
+            try {
+              expect(['refund', 'conversions', 'ignored']).toContain(parse(withObject(event, { [key]: value })).kind)
+            }
+            catch (error) {
+              expect(error).toBeInstanceOf(SourceInputError)
+            }
+          }), { numRuns: 200 })
+        }
       })
 
       it('refuses a refund whose fields are not what Stripe sends, naming the field', () => {

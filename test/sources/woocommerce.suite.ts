@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import * as v from 'valibot'
+import { SourceInputError } from '../../core/registry.ts'
 import woocommerce, { type WooCommerceOptions } from '../../adapters/sources/woocommerce/index.ts'
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
 
@@ -183,6 +185,17 @@ testIntakeSource({
         })
         expect(refundsOf(withOrder({ status: 'cancelled' })).refunds).toEqual([{ orderId: '727', refundId: 'status-cancelled', at }])
         expect(parse(withOrder({ status: 'cancelled', date_paid: null, date_paid_gmt: null }))).toEqual({ kind: 'ignored', reason: 'order 727 is cancelled and was never paid: nothing to take back' })
+      })
+
+      it('property: a refunds entry with any field replaced by arbitrary JSON, in any status, is read or refused, never thrown otherwise', () => {
+        fc.assert(fc.property(fc.constantFrom('id', 'total', 'reason'), fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('processing', 'refunded', 'cancelled'), (key, value, status) => {
+          try {
+            expect(['conversions', 'ignored']).toContain(parse(withOrder({ status, refunds: [{ id: 731, reason: '', total: '-1.00', [key]: value }] })).kind)
+          }
+          catch (error) {
+            expect(error).toBeInstanceOf(SourceInputError)
+          }
+        }), { numRuns: 200 })
       })
 
       it('refuses a refunds entry that is not one, naming it', () => {
