@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RefundedConversion } from '../../core/hooks.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
-import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
+import type { FakeGoogleAds } from '../fakes/google-ads.ts'
+import { startRefundPlatforms, type RefundPlatforms } from './adjust-support.ts'
 
 // Issue 18 item 2: a refund counted against a delivered conversion (the `conversion:refunded` hook) is told to the
 // platforms that take refunds, in their current API's shape, and the delivery report says which ones do not.
 let app: TestApp
 let google: FakeGoogleAds
-let meta: FakeMeta
+let platforms: RefundPlatforms
 let key: string
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
@@ -41,26 +41,21 @@ async function refund(conversionId: string, orderId: string, refundId: string, a
 const report = async () => ((await (await app.admin('GET', '/sites/shop/deliveries')).json()) as { deliveries: Record<string, any>[] }).deliveries
 
 beforeAll(async () => {
-  ;[google, meta] = await Promise.all([startFakeGoogleAds(), startFakeMeta()])
+  platforms = await startRefundPlatforms()
+  google = platforms.google
   app = await bootTestApp({
     plugins: ['intake'],
     delivery: { workerIntervalMs: 25 },
     sites: [{
       id: 'shop', name: 'Shop',
-      destinations: {
-        meta: { pixelId: meta.pixelId, accessToken: meta.accessToken, baseUrl: meta.url },
-        google_ads: {
-          customerId: '123-456-7890', clientId: google.credentials.clientId, clientSecret: google.credentials.clientSecret,
-          refreshToken: google.credentials.refreshToken, conversionActions: { Purchase: '111' }, baseUrl: google.url, oauthUrl: google.oauthUrl,
-        },
-      },
+      destinations: platforms.destinations,
     }],
   })
   key = await app.createKey('shop')
 })
 afterAll(async () => {
   await app?.close()
-  await Promise.all([google?.close(), meta?.close()])
+  await platforms?.close()
 })
 
 describe('a refund of a delivered conversion', () => {

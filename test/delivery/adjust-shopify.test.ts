@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
-import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
+import type { FakeGoogleAds } from '../fakes/google-ads.ts'
+import { startRefundPlatforms, type RefundPlatforms } from './adjust-support.ts'
 
 // Issue 18's done-when, end to end: Shopify's documented refunds/create sample, signed as Shopify signs it, for an
 // order delivered to Google Ads and Meta, leaves dcgate as a Google restatement (seen by the fake, which speaks the
@@ -12,7 +12,7 @@ const SECRET = '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'
 const ORDER_ID = '820982911946154508'
 let app: TestApp
 let google: FakeGoogleAds
-let meta: FakeMeta
+let platforms: RefundPlatforms
 let url: string
 
 const fixture = (name: string) => readFileSync(new URL(`../sources/fixtures/${name}`, import.meta.url), 'utf8')
@@ -38,26 +38,21 @@ const rows = (kind: string) => sql<{ provider: string, status: string, error: st
   `select d.provider, d.status, d.error from deliveries d join conversions c on c.id = d.conversion_id where c.order_id = ? and d.kind = ? order by d.provider`, [ORDER_ID, kind])
 
 beforeAll(async () => {
-  ;[google, meta] = await Promise.all([startFakeGoogleAds(), startFakeMeta()])
+  platforms = await startRefundPlatforms()
+  google = platforms.google
   app = await bootTestApp({
     plugins: ['intake'],
     delivery: { workerIntervalMs: 25 },
     sites: [{
       id: 'shop', name: 'Shop', sources: { shopify: { secret: SECRET } },
-      destinations: {
-        meta: { pixelId: meta.pixelId, accessToken: meta.accessToken, baseUrl: meta.url },
-        google_ads: {
-          customerId: '123-456-7890', clientId: google.credentials.clientId, clientSecret: google.credentials.clientSecret,
-          refreshToken: google.credentials.refreshToken, conversionActions: { Purchase: '111' }, baseUrl: google.url, oauthUrl: google.oauthUrl,
-        },
-      },
+      destinations: platforms.destinations,
     }],
   })
   url = `/api/v1/conversions/shopify/${app.dcgate.context.sites.byId('shop')!.copKey}`
 })
 afterAll(async () => {
   await app?.close()
-  await Promise.all([google?.close(), meta?.close()])
+  await platforms?.close()
 })
 
 describe('a Shopify refund of an order delivered to Google Ads and Meta', () => {
