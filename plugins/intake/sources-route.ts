@@ -44,7 +44,7 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
     path: '/api/v1/conversions/:source/:api_key',
     auth: 'none',
     summary: 'Receive a webhook from a payment platform or automation tool',
-    description: 'Shopify orders/paid, WooCommerce orders, Stripe payments, and Zapier/Make/n8n. The source must be configured under the site\'s `sources`. The raw body is verified against the source\'s signature; 200 once every conversion is stored, delivery follows in the background. See docs/api/sources.md.',
+    description: 'Shopify orders/paid, WooCommerce orders, Stripe payments, and Zapier/Make/n8n, and their refunds and cancellations (signed only; one before its order is kept until the order arrives). The source must be configured under the site\'s `sources`. The raw body is verified against the source\'s signature; 200 once every conversion is stored, delivery follows in the background. See docs/api/sources.md.',
     tags: ['Conversions'],
     params: Params,
     responses: { 200: SourceResponse },
