@@ -59,7 +59,11 @@ export function createSessions(storage: Storage, options: { hours: number, trust
       if (!id) return undefined
       const key = keyOf(id)
       const session = await storage.getItem<Session>(key)
-      if (!session || session.expiresAt <= Date.now()) return undefined
+      if (!session) return undefined
+      if (session.expiresAt <= Date.now()) {
+        await storage.removeItem(key) // the memory driver keeps expired items; Redis has dropped it already
+        return undefined
+      }
       // The admin token changed (another instance's config, or a restart with a new one): the operator signs in again.
       if (session.viewer.kind === 'operator' && session.tokenDigest !== tokenDigest) return undefined
       return { key, session }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { onRedis } from '../helpers/database.ts'
@@ -6,6 +7,7 @@ import { createBrowser, mailedLinks, uniqueEmail } from './support.ts'
 // Fresh addresses per run: the per-address link limit counts in the shared storage (Redis outlives a run).
 const OWNER = uniqueEmail('owner', 'shop.example')
 const SOMEONE = uniqueEmail('someone', 'other.example')
+const STRANGER = uniqueEmail('stranger', 'evil.example')
 
 let app: TestApp
 beforeAll(async () => {
@@ -86,6 +88,23 @@ describe('the operator', () => {
   })
 })
 
+describe('session expiry', () => {
+  it('sends an expired session back to the sign-in, and forgets it', async () => {
+    const browser = createBrowser(app)
+    await browser.signInAsOperator(app.dcgate.adminToken)
+    const id = browser.jar.get('dcgate_dashboard')!
+    const key = `dashboard:sessions:${createHash('sha256').update(id).digest('hex')}`
+    const { storage } = app.dcgate
+    const session = await storage.getItem<{ expiresAt: number }>(key)
+    expect(session?.expiresAt).toBeGreaterThan(Date.now() + 11 * 3600_000)
+    await storage.setItem(key, { ...session, expiresAt: Date.now() - 1000 })
+    const page = await browser.get('/dashboard/sites/demo/keys')
+    expect(page.status).toBe(303)
+    expect(page.headers.get('location')).toBe('/dashboard')
+    expect(await storage.getItem(key)).toBeNull()
+  })
+})
+
 describe('a member', () => {
   it('signs in with an emailed one-time link and sees only their sites', async () => {
     const browser = createBrowser(app)
@@ -126,10 +145,10 @@ describe('a member', () => {
   it('answers the same for an address that is no member, and mails it nothing', async () => {
     const browser = createBrowser(app)
     await browser.get('/dashboard')
-    const answer = await browser.post('/dashboard/sign-in/email', { email: 'stranger@evil.example' })
+    const answer = await browser.post('/dashboard/sign-in/email', { email: STRANGER })
     expect(answer.status).toBe(200)
     expect(answer.text).toContain('If this address belongs to a member')
-    expect(mailedLinks(app.dataDir, 'stranger@evil.example')).toEqual([])
+    expect(mailedLinks(app.dataDir, STRANGER)).toEqual([])
   })
 
   it('refuses an email field that is not one address, or holds a NUL, with a 4xx', async () => {
