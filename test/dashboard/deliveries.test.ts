@@ -6,7 +6,7 @@ import { startFakeServer, type FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn } from './pages-client.ts'
+import { rows, signIn, until } from './pages-client.ts'
 
 // The Deliveries page as a site owner uses it: the report with its filter, a delivery's request and answer, Retry.
 let app: TestApp
@@ -64,20 +64,6 @@ afterAll(async () => {
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 const deliveries = () => sql<{ id: string, status: string, message_id: string, attempts: number }[]>(
   `select d.id, d.status, d.attempts, c.message_id from deliveries d join conversions c on c.id = d.conversion_id where d.site_id = 'shop' order by c.message_id`)
-
-async function until(condition: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
-/** The table's rows as their cells' text. */
-function rows(html: string): string[][] {
-  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? ''
-  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '').trim()))
-}
 
 describe('Deliveries page', () => {
   it('lists each delivery with event, order id, platform, status, HTTP status, attempts and why it was not sent', async () => {

@@ -5,7 +5,7 @@ import type { FakeServer } from '../fakes/server.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn } from './pages-client.ts'
+import { signIn, until } from './pages-client.ts'
 
 // Held leads as a site owner sees them: masked email, click ids present, Release sends one, Not a fit drops it.
 let app: TestApp
@@ -51,14 +51,6 @@ async function capture(messageId: string, context: Record<string, unknown>): Pro
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 const lead = async (messageId: string) => (await sql<{ id: string, state: string }[]>(`select id, state from conversions where message_id = ?`, [messageId]))[0]!
 const sentFor = (messageId: string) => fake.requests.filter((r) => r.body.includes(`"id":"${messageId}"`))
-
-async function until(condition: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe('Held leads page', () => {
   it('lists each held lead with its captured time, event, masked email and the click ids it carries', async () => {

@@ -7,7 +7,7 @@ import dashboard from '../../plugins/dashboard/index.ts'
 import { niceMax } from '../../plugins/dashboard/charts.ts'
 import { lastDays } from '../../plugins/dashboard/pages/overview.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn } from './pages-client.ts'
+import { signIn, until } from './pages-client.ts'
 
 // The Overview page: per-day delivery charts per platform, match quality, what waits, email checks, the last errors.
 let app: TestApp
@@ -51,14 +51,6 @@ afterAll(async () => {
 })
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
-
-async function until(condition: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 describe('Overview page', () => {
   it('draws deliveries per day per outcome for each platform as an SVG chart with a title and its numbers as a table', async () => {

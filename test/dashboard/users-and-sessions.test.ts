@@ -3,7 +3,7 @@ import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn } from './pages-client.ts'
+import { rows, signIn } from './pages-client.ts'
 
 // The Identified users and Sessions pages: newest first, 50 a page, verdicts shown, personal data masked or left out.
 let app: TestApp
@@ -35,10 +35,6 @@ afterAll(async () => {
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app.dcgate.database.orm.em.getConnection().execute<T>(text, params)
 
-function rows(html: string): string[][] {
-  const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? ''
-  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '').trim()))
-}
 const olderLink = (html: string, slug: string) => new RegExp(`<a href="/dashboard/sites/shop/${slug}(\\?before=[^"]+)">Older</a>`).exec(html)?.[1]
 
 describe('Identified users page', () => {

@@ -9,6 +9,7 @@ import { actionError, definePage, type ActionContext, type PageContext } from '.
 import { listDeliveryPage, type DeliveryListRow } from '../queries/deliveries.ts'
 import { readCursor, splitPage } from '../queries/paging.ts'
 import { renderDeliveryDetail } from './deliveries-detail.ts'
+import { pager } from './pager.ts'
 import { filterQuery, readFilter, STATUSES, type FilterFields } from './deliveries-filter.ts'
 import { eventLabel, filterFields, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
 
@@ -29,8 +30,7 @@ export const deliveriesPage = definePage({
       body: html`<h1>Deliveries</h1>${filterForm(ctx, read.fields)}
 ${retryAllForm(ctx, read.fields)}
 ${page.rows.length ? deliveryTable(ctx, page.rows, read.fields) : html`<p>No delivery matches this filter.</p>`}
-<nav class="pager" aria-label="Pages">${ctx.query.get('before') ? html`<a href="${ctx.href('deliveries')}?${filterQuery(read.fields)}">Newest</a>` : ''}
-${page.older ? html`<a href="${ctx.href('deliveries')}?${filterQuery(read.fields, { before: page.older })}">Older</a>` : ''}</nav>`,
+${pager(ctx, 'deliveries', ctx.query.get('before') ?? undefined, page.older, filterQuery(read.fields))}`,
     }
   },
   actions: {

@@ -9,6 +9,7 @@ import { csrfField, html, time, type Html } from '../html.ts'
 import { actionError, definePage, type ActionContext, type ActionResult, type PageContext } from '../page.ts'
 import { listHeldPage, type HeldLeadRow } from '../queries/held.ts'
 import { readCursor, splitPage } from '../queries/paging.ts'
+import { pager } from './pager.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -27,8 +28,7 @@ export const heldPage = definePage({
 <p class="muted">Conversions of events set to <code>release: 'when_qualified'</code> wait here until your CRM calls them qualified, for
 ${expireAfterDays} days at most. Release sends a lead now; Not a fit drops it for good.</p>
 ${page.rows.length ? heldTable(ctx, page.rows) : html`<p>No lead is waiting.</p>`}
-<nav class="pager" aria-label="Pages">${before ? html`<a href="${ctx.href('held')}">Newest</a>` : ''}
-${page.older ? html`<a href="${ctx.href('held')}?before=${page.older}">Older</a>` : ''}</nav>`,
+${pager(ctx, 'held', before, page.older)}`,
     }
   },
   actions: {

@@ -3,7 +3,7 @@ import { html, time, type Html } from '../html.ts'
 import { definePage } from '../page.ts'
 import { readCursor, splitPage } from '../queries/paging.ts'
 import { listSessionsPage, type SessionRow } from '../queries/sessions.ts'
-import { pager } from './users.ts'
+import { pager } from './pager.ts'
 
 export const sessionsPage = definePage({
   slug: 'sessions', nav: 'Sessions',

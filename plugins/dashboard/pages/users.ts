@@ -1,7 +1,8 @@
 /** Identified users: people the site identified by email, newest first, with their risk and network verdicts. */
 import { maskEmail } from '../../../core/mail/mask.ts'
 import { html, time, type Html } from '../html.ts'
-import { definePage, type PageContext } from '../page.ts'
+import { definePage } from '../page.ts'
+import { pager } from './pager.ts'
 import { readCursor, splitPage } from '../queries/paging.ts'
 import { listUsersPage, type IdentifiedUserRow } from '../queries/users.ts'
 
@@ -19,12 +20,6 @@ ${pager(ctx, 'users', before, page.older)}`,
     }
   },
 })
-
-/** Newest / Older links of a newest-first list. */
-export function pager(ctx: PageContext, slug: string, before: string | undefined, older: string | null): Html {
-  return html`<nav class="pager" aria-label="Pages">${before ? html`<a href="${ctx.href(slug)}">Newest</a>` : ''}
-${older ? html`<a href="${ctx.href(slug)}?before=${older}">Older</a>` : ''}</nav>`
-}
 
 const none = html`<span class="muted">–</span>`
 
