@@ -17,6 +17,8 @@ export interface RefreshGrant {
   /** Left out of the form when the client has none (a Salesforce connected app may not require it). */
   clientSecret?: string
   refreshToken: string
+  /** Sent as `scope` when given: the Microsoft identity platform asks for the scopes again on each refresh. */
+  scope?: string
 }
 
 /** The token endpoint's answer, read whole. */
@@ -111,6 +113,7 @@ export async function resolveAccessToken(grant: RefreshGrant, ctx: AuthContext, 
 async function requestToken(grant: RefreshGrant, ctx: AuthContext, policy: TokenPolicy): Promise<TokenAnswer> {
   const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: grant.refreshToken, client_id: grant.clientId })
   if (grant.clientSecret) form.set('client_secret', grant.clientSecret)
+  if (grant.scope) form.set('scope', grant.scope)
   try {
     const response = await ctx.fetch(grant.tokenUrl, {
       method: 'POST',
