@@ -7,6 +7,7 @@ import type { Links } from './links.ts'
 import type { DashboardOptions } from './options.ts'
 import type { Viewer } from './page.ts'
 import { insertAudit } from './queries/audit.ts'
+import { publicBaseUrl } from './urls.ts'
 import type { Sessions } from './session.ts'
 
 /** What the dashboard's routes share, built once in setup. */
@@ -18,7 +19,7 @@ export interface Dashboard {
   admin: AdminApi
   mailer: Mailer
   adminToken: string
-  /** The server's public URL, for the emailed links (never the request's Host header, which a client chooses). */
+  /** The server's public URL, for the emailed links. */
   baseUrl: string
   ip: (event: H3Event) => string | undefined
   audit: (viewer: Viewer | string, siteId: string | null, action: string, detail?: string) => Promise<void>
@@ -28,7 +29,7 @@ export function createDashboard(parts: Omit<Dashboard, 'ip' | 'audit' | 'baseUrl
   const { ctx } = parts
   return {
     ...parts,
-    baseUrl: (ctx.config.server.baseUrl ?? `http://localhost:${ctx.config.server.port}`).replace(/\/$/, ''),
+    baseUrl: publicBaseUrl(ctx.config),
     ip: (event) => clientIp(event, ctx.config.server.trustProxy),
     audit: (viewer, siteId, action, detail) =>
       insertAudit(ctx.prepared, { siteId, actor: typeof viewer === 'string' ? viewer : viewer.label, action, detail }),

@@ -1,6 +1,7 @@
 import { html, time } from '../html.ts'
 import { definePage } from '../page.ts'
 import { listDeletionRequests } from '../queries/deletion.ts'
+import { publicBaseUrl } from '../urls.ts'
 
 const PAGE_SIZE = 50
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -15,7 +16,7 @@ export const deletionPage = definePage({
     const rows = await listDeletionRequests(plugin.prepared, site.id, PAGE_SIZE + 1, before)
     const shown = rows.slice(0, PAGE_SIZE)
     const last = shown.at(-1)
-    const base = (plugin.config.server.statusBaseUrl ?? plugin.config.server.baseUrl ?? `http://localhost:${plugin.config.server.port}`).replace(/\/+$/, '')
+    const base = publicBaseUrl(plugin.config, 'status')
     const older = rows.length > PAGE_SIZE && last ? `${href('deletion')}?before=${encodeURIComponent(`${new Date(last.received_at).toISOString()}|${last.id}`)}` : undefined
     return {
       title: 'Data deletion',

@@ -2,6 +2,7 @@ import { STANDARD_EVENTS } from '../../../core/config/schema.ts'
 import type { VerifyDomainAnswer } from '../../../core/sites/verify-domain.ts'
 import { copyable, csrfField, html, time } from '../html.ts'
 import { actionError, definePage, type PageContext } from '../page.ts'
+import { publicBaseUrl } from '../urls.ts'
 
 /** What capture remembers of a first-party host (plugins/capture/first-party/state.ts), read from the shared storage. */
 interface FirstPartyState { verified: boolean, reason?: string, checkedAt: string, verifiedAt?: string }
@@ -17,7 +18,7 @@ export const setupPage = definePage({
   async render(ctx) {
     const { site, admin, plugin } = ctx
     const detail = await admin.site(site.id)
-    const base = (plugin.config.server.baseUrl ?? `http://localhost:${plugin.config.server.port}`).replace(/\/$/, '')
+    const base = publicBaseUrl(plugin.config)
     const sources = plugin.registry.forSite(site.id, 'intake-source').map((c) => c.definition.name)
     return {
       title: 'Setup',
