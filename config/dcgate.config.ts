@@ -10,7 +10,7 @@ export default defineConfig({
   dataDir: '.data',
   database: { url: process.env.DATABASE_URL },
   storage: { url: process.env.REDIS_URL },
-  plugins: ['capture', 'intake', 'release', 'export', 'dsar', 'email-risk', 'dashboard'],
+  plugins: ['capture', 'intake', 'release', 'export', 'dsar', 'email-risk', 'segment', 'dashboard'],
   sites: [
     {
       id: 'demo',

@@ -44,6 +44,11 @@ describe('docs that list what the code has', () => {
     expect(sentence?.[1]).toBe(words[Object.keys(builtInPlugins).length])
   })
 
+  it('the shipped config runs every built-in plugin, so npm start shows all of them', async () => {
+    const { default: shipped } = await import('../../config/dcgate.config.ts') as { default: { plugins?: unknown[] } }
+    expect(shipped.plugins).toEqual(Object.keys(builtInPlugins))
+  })
+
   it('docs/hooks.md has a row for every hook the kernel declares', () => {
     const declared = /export interface DcgateHooks \{([\s\S]*?)\n\}/.exec(read('core/hooks.ts'))![1]!
     const hooks = [...declared.matchAll(/^ {2}'([\w:-]+)':/gm)].map((m) => m[1])
