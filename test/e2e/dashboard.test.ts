@@ -17,6 +17,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(12).toString('hex')}`
 const MEMBER = 'owner@shop.example'
 const SHOTS = join(REPO_ROOT, 'docs/dashboard')
+/** Polls wait this long: a loaded 2-core machine may take seconds to answer a form. */
+const SLOW = { timeout: 20_000, interval: 100 }
 
 let meta: FakeMeta
 let dcgate: ServerProcess
@@ -69,7 +71,7 @@ describe('the operator', () => {
     await shot(page, 'sign-in')
     await page.getByLabel('Admin token').fill(ADMIN_TOKEN)
     await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await expect.poll(() => page.getByRole('link', { name: 'E2E shop' }).count()).toBe(1)
+    await expect.poll(() => page.getByRole('link', { name: 'E2E shop' }).count(), SLOW).toBe(1)
     expect(await page.getByRole('link', { name: 'Other shop' }).count()).toBe(1)
     await shot(page, 'sites')
   })
@@ -88,7 +90,7 @@ describe('the operator', () => {
     await page.getByRole('row', { name: /zapier/ }).getByRole('button', { name: 'Delete key' }).click()
     const dialog = page.getByRole('alertdialog')
     await dialog.getByRole('button', { name: 'Delete key' }).click()
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('deleted')
+    await expect.poll(() => page.getByRole('status').textContent(), SLOW).toContain('deleted')
     expect((await api('GET', '/api/v1/export/health', undefined, { 'x-dc-key': key })).status).toBe(401)
   })
 
@@ -101,13 +103,13 @@ describe('the operator', () => {
       expect(answer.status).toBeLessThan(300)
     }
     await page.getByRole('link', { name: 'Held leads', exact: true }).click()
-    await expect.poll(() => page.getByRole('button', { name: 'Release' }).count()).toBe(2)
+    await expect.poll(() => page.getByRole('button', { name: 'Release' }).count(), SLOW).toBe(2)
     await shot(page, 'held')
     const before = meta.events.length
     await page.getByRole('row', { name: /l\*\*\*@e\*\*\*\.com/ }).first().getByRole('button', { name: 'Release' }).click()
-    await expect.poll(() => page.getByRole('button', { name: 'Release' }).count()).toBe(1)
+    await expect.poll(() => page.getByRole('button', { name: 'Release' }).count(), SLOW).toBe(1)
     await page.getByRole('button', { name: 'Not a fit' }).click()
-    await expect.poll(() => page.getByRole('button', { name: 'Not a fit' }).count()).toBe(0)
+    await expect.poll(() => page.getByRole('button', { name: 'Not a fit' }).count(), SLOW).toBe(0)
     await until(() => meta.events.length === before + 1, 'the released lead at Meta')
     const held = await admin('GET', '/sites/shop/held')
     expect(held.data.held).toEqual([])
@@ -170,7 +172,7 @@ describe('the keyboard', () => {
     expect(await keyboard.evaluate(() => document.activeElement?.id)).toBe('token')
     await keyboard.keyboard.type(ADMIN_TOKEN)
     await keyboard.keyboard.press('Enter')
-    await expect.poll(() => keyboard.getByRole('link', { name: 'E2E shop' }).count()).toBe(1)
+    await expect.poll(() => keyboard.getByRole('link', { name: 'E2E shop' }).count(), SLOW).toBe(1)
     await context.close()
   })
 })
@@ -182,13 +184,13 @@ describe('a member', () => {
     await member.goto(`${dcgate.url}/dashboard`)
     await member.getByLabel('Email').fill(MEMBER)
     await member.getByRole('button', { name: 'Email me a sign-in link' }).click()
-    await expect.poll(() => member.getByRole('heading', { name: 'Check your email' }).count()).toBe(1)
+    await expect.poll(() => member.getByRole('heading', { name: 'Check your email' }).count(), SLOW).toBe(1)
     let link = ''
     await until(() => Boolean(link = mailedLink()), 'the sign-in mail in the outbox')
     const url = new URL(link)
     await member.goto(`${dcgate.url}${url.pathname}${url.search}`)
     await member.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(() => member.getByRole('link', { name: 'E2E shop' }).count()).toBe(1)
+    await expect.poll(() => member.getByRole('link', { name: 'E2E shop' }).count(), SLOW).toBe(1)
     expect(await member.getByRole('link', { name: 'Other shop' }).count()).toBe(0)
     const refused = await member.goto(`${dcgate.url}/dashboard/sites/other/overview`)
     expect(refused?.status()).toBe(403)
