@@ -4,10 +4,17 @@
  * Microsoft's CAPI guide) and answers with its bodies: `{ eventsReceived }` on success, `{ error: { code: "ValidationError",
  * message, details[] } }` per event (200 with continueOnValidationError, else 400), and 401 "Unauthorized".
  * Queue microsoftErrors.* replies to inject throttling or server failures.
+ *
+ * Refunds: the Microsoft identity platform's token endpoint (`POST /common/oauth2/v2.0/token`, refresh-token grant,
+ * scope msads.manage) and the Campaign Management API v13 REST operation `POST /CampaignManagement/v13/
+ * OnlineConversionAdjustments/Apply` (headers AuthenticationToken, DeveloperToken, CustomerId, CustomerAccountId). It
+ * answers `{ PartialErrors: [...] }`, a BatchError per refused item by Index, an AdApiFaultDetail (code 105) for
+ * wrong credentials, and, queued with queueAdjustment, a CallRateExceeded (code 117) throttle.
  */
+import { randomBytes, randomUUID } from 'node:crypto'
 import { MICROSOFT_ADS_API_VERSION } from '../../adapters/ads/microsoft-ads/version.ts'
 import { bearer, isObject, isSha256Hex, jsonBody, reply } from './helpers.ts'
-import { startFakeServer, type FakeReply, type FakeServer } from './server.ts'
+import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface UetBatch {
   tagId: string
@@ -24,6 +31,18 @@ export interface FakeMicrosoftAds extends FakeServer {
   batches: UetBatch[]
   /** Every processed event, in order, across batches. */
   readonly events: Record<string, unknown>[]
+  /** The Campaign Management credentials the fake accepts; pass them as `adjustments`. */
+  campaign: { clientId: string, clientSecret: string, refreshToken: string, developerToken: string, customerId: string, accountId: string }
+  /** The token endpoint, to pass as `adjustments.oauthUrl` (`apiUrl` is `url`). */
+  oauthUrl: string
+  /** Every token request's form fields. */
+  tokenRequests: Record<string, string>[]
+  /** Every adjustment Microsoft applied, in order. */
+  adjustments: Record<string, unknown>[]
+  /** Every Apply call: its headers and body, whatever the answer. */
+  adjustmentCalls: { headers: RecordedRequest['headers'], body: Record<string, any> | undefined }[]
+  /** Answer the next Apply calls with these replies (a throttle); other routes are unaffected. */
+  queueAdjustment: (...replies: FakeReply[]) => void
 }
 
 export interface FakeMicrosoftAdsOptions {
@@ -31,6 +50,8 @@ export interface FakeMicrosoftAdsOptions {
   apiToken?: string
   /** The fake's clock, in ms, for the 7-day window. */
   now?: () => number
+  /** Conversion goals by name → the event action they count (ConversionName of an adjustment); default Purchases → purchase. */
+  goals?: Record<string, string>
 }
 
 export interface UetDetail {
@@ -60,6 +81,16 @@ export const microsoftErrors = {
     retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(retryAfterSeconds) },
   ),
   serverError: (): FakeReply => ({ status: 500, body: { error: { code: 'InternalServerError', message: 'An internal error occurred. Retry the request with the same eventId.' } } }),
+  /** Campaign Management: wrong access or developer token (AdApiFaultDetail, code 105 InvalidCredentials). */
+  invalidCredentials: (): FakeReply => ({
+    status: 401,
+    body: { TrackingId: randomUUID(), Type: 'AdApiFaultDetail', Errors: [{ Code: 105, Detail: null, ErrorCode: 'InvalidCredentials', Message: 'Authentication failed. Either supplied credentials are invalid or the account is inactive' }] },
+  }),
+  /** Campaign Management: the per-minute call limit (code 117 CallRateExceeded), as an ApiFaultDetail operation error. */
+  callRateExceeded: (): FakeReply => ({
+    status: 400,
+    body: { TrackingId: randomUUID(), Type: 'ApiFaultDetail', BatchErrors: [], OperationErrors: [{ Code: 117, Details: null, ErrorCode: 'CallRateExceeded', Message: 'You have exceeded the number of calls allowed in a minute. Make fewer calls per minute.' }] },
+  }),
 }
 
 const MAX_EVENTS = 1000
@@ -76,8 +107,74 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
   const apiToken = options.apiToken ?? 'uet-capi-fake-token-7f3a9c'
   const now = options.now ?? Date.now
   const batches: UetBatch[] = []
+  const goals = options.goals ?? { Purchases: 'purchase' }
+  const campaign = { clientId: '3c1b1c3a-5f0e-4a57-9d5e-6f0e1d2a7b10', clientSecret: 'fake~ms-client-secret', refreshToken: 'M.C5_fake-refresh-token', developerToken: 'FAKEDEVTOKEN123', customerId: '251186883', accountId: '187004321' }
+  const tokens = new Set<string>()
+  const tokenRequests: Record<string, string>[] = []
+  const adjustments: Record<string, unknown>[] = []
+  const adjustmentCalls: FakeMicrosoftAds['adjustmentCalls'] = []
+  const adjustmentReplies: FakeReply[] = []
+  const retracted = new Set<string>()
+
+  function token(request: RecordedRequest): FakeReply {
+    const form = Object.fromEntries(new URLSearchParams(request.body))
+    tokenRequests.push(form)
+    const refuse = (status: number, error: string, description: string) => ({ status, body: { error, error_description: `${description}\r\nTrace ID: ${randomUUID()}`, error_codes: [status === 401 ? 7000215 : 70000] } })
+    if (form.grant_type !== 'refresh_token') return refuse(400, 'unsupported_grant_type', 'AADSTS70003: The app requested an unsupported grant type.')
+    if (form.client_id !== campaign.clientId) return refuse(400, 'unauthorized_client', 'AADSTS700016: Application was not found in the directory.')
+    if (form.client_secret !== campaign.clientSecret) return refuse(401, 'invalid_client', 'AADSTS7000215: Invalid client secret provided.')
+    if (form.refresh_token !== campaign.refreshToken) return refuse(400, 'invalid_grant', 'AADSTS70000: The provided value for the refresh token is not valid.')
+    if (!form.scope?.split(' ').includes('https://ads.microsoft.com/msads.manage')) return refuse(400, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter \'scope\' is not valid.')
+    const accessToken = `EwB${randomBytes(24).toString('base64url')}`
+    tokens.add(accessToken)
+    return { status: 200, body: { token_type: 'Bearer', scope: 'https://ads.microsoft.com/msads.manage', expires_in: 3599, ext_expires_in: 3599, access_token: accessToken, refresh_token: `M.C5_${randomBytes(12).toString('base64url')}` } }
+  }
+
+  /** ApplyOnlineConversionAdjustments: each item must name a goal and a transaction Microsoft received for its action. */
+  function applyOnline(request: RecordedRequest): FakeReply {
+    const body = jsonBody(request)
+    adjustmentCalls.push({ headers: request.headers, body })
+    const queued = adjustmentReplies.shift()
+    if (queued) return queued
+    const header = (name: string) => request.headers[name.toLowerCase()]
+    if (!tokens.has(String(header('AuthenticationToken'))) || header('DeveloperToken') !== campaign.developerToken) return microsoftErrors.invalidCredentials()
+    if (header('CustomerId') !== campaign.customerId || header('CustomerAccountId') !== campaign.accountId) {
+      return { status: 403, body: { TrackingId: randomUUID(), Type: 'AdApiFaultDetail', Errors: [{ Code: 106, Detail: null, ErrorCode: 'UserIsNotAuthorized', Message: 'The user is not authorized to access this account.' }] } }
+    }
+    const items = body?.OnlineConversionAdjustments
+    if (!Array.isArray(items) || items.length === 0) {
+      return { status: 400, body: { TrackingId: randomUUID(), Type: 'ApiFaultDetail', BatchErrors: [], OperationErrors: [{ Code: 100, Details: null, ErrorCode: 'NullRequest', Message: 'The request message is null.' }] } }
+    }
+    const PartialErrors: Record<string, unknown>[] = []
+    items.forEach((item: unknown, Index) => {
+      const problem = checkAdjustment(item)
+      if (problem) PartialErrors.push({ Code: problem[0], Details: null, ErrorCode: problem[1], FieldPath: null, ForwardCompatibilityMap: null, Index, Message: problem[2], Type: 'BatchError' })
+      else adjustments.push(item as Record<string, unknown>)
+    })
+    return { status: 200, body: { PartialErrors: PartialErrors.length > 0 ? PartialErrors : null } }
+  }
+
+  /** [Code, ErrorCode, Message] when the item is refused. Codes for these cases are not documented; the fake names its own. */
+  function checkAdjustment(item: unknown): [number, string, string] | undefined {
+    if (!isObject(item)) return [1, 'InvalidAdjustment', 'Each adjustment must be an object.']
+    const { AdjustmentType: type, AdjustmentValue: value, ConversionName: name, TransactionId: id, AdjustmentTime: time } = item
+    if (type !== 'Retract' && type !== 'Restate') return [2, 'InvalidAdjustmentType', 'AdjustmentType must be Retract or Restate.']
+    if (typeof time !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(time)) return [3, 'InvalidAdjustmentTime', 'AdjustmentTime must be a UTC dateTime.']
+    if (type === 'Restate' && typeof value !== 'number') return [4, 'AdjustmentValueRequired', 'An adjustment value is required but not provided.']
+    if (type === 'Retract' && value !== undefined && value !== null) return [5, 'AdjustmentValueNotExpected', 'An adjustment value is provided when it is not expected.']
+    const action = typeof name === 'string' ? goals[name] : undefined
+    if (!action) return [6, 'ConversionGoalNotFound', 'The conversion name does not match a conversion goal of this account.']
+    const original = batches.flatMap((batch) => batch.data).find((event) => event.eventName === action && (event.customData as Record<string, unknown> | undefined)?.transactionId === id)
+    if (typeof id !== 'string' || !original) return [7, 'OnlineConversionNotFound', 'No online conversion with this transaction id was found for the conversion goal.']
+    if (Date.parse(time) < Number(original.eventTime) * 1000) return [8, 'AdjustmentTimeEarlierThanConversionTime', 'The adjustment time is earlier than the conversion time.']
+    if (retracted.has(`${name}\n${id}`)) return [9, 'OnlineConversionAlreadyRetracted', 'The online conversion was already retracted.']
+    if (type === 'Retract') retracted.add(`${name}\n${id}`)
+    return undefined
+  }
 
   const server = await startFakeServer((request) => {
+    if (request.method === 'POST' && /^\/common\/oauth2\/v2\.0\/token\/?$/.test(request.path)) return token(request)
+    if (request.method === 'POST' && /^\/CampaignManagement\/v13\/OnlineConversionAdjustments\/Apply\/?$/.test(request.path)) return applyOnline(request)
     const path = /^\/(v\d+)\/([^/?]+)\/events\/?(?:\?.*)?$/.exec(request.path)
     if (!path || path[1] !== MICROSOFT_ADS_API_VERSION) return { status: 404, body: '' }
     if (request.method !== 'POST') return { status: 405, body: '' }
@@ -110,6 +207,12 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
     get events() {
       return batches.flatMap((batch) => batch.data)
     },
+    campaign,
+    oauthUrl: `${server.url}/common/oauth2/v2.0/token`,
+    tokenRequests,
+    adjustments,
+    adjustmentCalls,
+    queueAdjustment: (...replies) => void adjustmentReplies.push(...replies),
   }
 }
 

@@ -6,6 +6,7 @@
 import type { ConsentState, ConversionEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
 import { isSha256Hex } from '../../shared/helpers.ts'
 import { MICROSOFT_ADS_API_VERSION } from './version.ts'
+import type { MicrosoftAdjustmentOptions } from './map-adjustments.ts'
 
 export const UET_CAPI_URL = 'https://capi.uet.microsoft.com'
 /** Names the sender; Microsoft asks third-party senders to set `dataProvider`. */
@@ -30,6 +31,8 @@ export interface MicrosoftAdsOptions {
   events: Record<StandardEvent, UetGoalEvent | false>
   /** Stands in for https://capi.uet.microsoft.com (a proxy or a fake), without a trailing slash. */
   baseUrl: string
+  /** Campaign Management API credentials for refunds; absent or partial, a refund is skipped saying what is missing. */
+  adjustments?: MicrosoftAdjustmentOptions
 }
 
 /** Defaults (Microsoft names none); each must equal the Action of the advertiser's goal, so sites override them. */
