@@ -261,8 +261,11 @@ function linkedInSpecificTests(): void {
     })
 
     it('sends nothing extra for a US opt-out: LinkedIn documents no limited-data-use signal (README "US privacy")', () => {
-      const limited = event({ limitedDataUse: { country: 'us', state: 'ca' } })
-      expect(linkedin.toRequest([limited], staticOpts()).body).toBe(linkedin.toRequest([event()], staticOpts()).body)
+      // One moment for both: event() stamps occurredAt from the clock, and a millisecond between the two calls would
+      // differ in conversionHappenedAt (the case failed in loaded full runs).
+      const occurredAt = new Date(Date.now() - 3_600_000)
+      const limited = event({ occurredAt, limitedDataUse: { country: 'us', state: 'ca' } })
+      expect(linkedin.toRequest([limited], staticOpts()).body).toBe(linkedin.toRequest([event({ occurredAt })], staticOpts()).body)
       expect(skipReason(limited, staticOpts())).toBeUndefined()
     })
 
