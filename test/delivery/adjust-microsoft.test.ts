@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RefundedConversion } from '../../core/hooks.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { microsoftErrors, startFakeMicrosoftAds, type FakeMicrosoftAds } from '../fakes/microsoft-ads.ts'
+import type { AdjustmentEvent, ConversionEvent } from '../../core/delivery/types.ts'
+import { toOnlineAdjustment, type MicrosoftAdjustmentOptions } from '../../adapters/ads/microsoft-ads/map-adjustments.ts'
+import { parseOnlineAdjustmentsResponse } from '../../adapters/ads/microsoft-ads/response-adjustments.ts'
 
 // Issue 18 item 2, Microsoft Advertising: a refund of a conversion delivered through the UET Conversions API is told
 // to the Campaign Management API's ApplyOnlineConversionAdjustments, by the transaction id the event carried.
@@ -138,5 +141,31 @@ describe('a refund of a conversion delivered to Microsoft Advertising', () => {
       status: 'skipped', error: expect.stringMatching(/which needs adjustments\.conversionNames\.Purchase \(/),
     })
     expect(microsoft.adjustmentCalls.flatMap((c) => c.body?.OnlineConversionAdjustments ?? []).filter((a: any) => ['5008', '5009'].includes(a.TransactionId))).toEqual([])
+  })
+})
+
+describe('the pure mapping and answer reading', () => {
+  const conversion = { standardEvent: 'Purchase', orderId: '42', occurredAt: new Date('2026-11-20T10:00:00.500Z') } as ConversionEvent
+  const settings = { conversionNames: { Purchase: 'Purchases' } } as MicrosoftAdjustmentOptions
+  const item = (adjustment: AdjustmentEvent['adjustment']): AdjustmentEvent => ({ conversion, adjustment })
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    parseOnlineAdjustmentsResponse({ status, headers: new Headers(headers), body: typeof body === 'string' ? body : JSON.stringify(body) }, [item({ type: 'retraction', refundId: 'r', at: new Date() }), item({ type: 'retraction', refundId: 's', at: new Date() })])
+
+  it('a refund stamped before the sale is moved to one second after it; a Retract carries no value', () => {
+    expect(toOnlineAdjustment(item({ type: 'retraction', refundId: 'r', at: new Date('2026-11-20T09:59:00Z'), value: 5, currency: 'EUR' }), settings))
+      .toEqual({ AdjustmentType: 'Retract', AdjustmentTime: '2026-11-20T10:00:01Z', ConversionName: 'Purchases', TransactionId: '42' })
+  })
+
+  it('reads hostile or partial answers without throwing, one outcome per item', () => {
+    expect(answer(200, { PartialErrors: null })).toEqual([{ status: 'sent' }, { status: 'sent' }])
+    // An index outside the request, or an entry that is not an object, is not trusted to refuse anything.
+    expect(answer(200, { PartialErrors: [{ Index: 7, Message: 'x' }, 'junk', { Index: -1 }] })).toEqual([{ status: 'sent' }, { status: 'sent' }])
+    expect(answer(200, { PartialErrors: [{ Index: 1, Code: 7, ErrorCode: 'OnlineConversionNotFound', Message: 'not found' }] }))
+      .toEqual([{ status: 'sent' }, { status: 'rejected', message: expect.stringContaining('OnlineConversionNotFound, code 7: not found') }])
+    expect(answer(502, '<html>Bad gateway</html>').map((o) => o.status)).toEqual(['retry', 'retry'])
+    expect(answer(401, '').map((o) => o.status)).toEqual(['rejected', 'rejected'])
+    expect(answer(400, { Type: 'ApiFaultDetail', BatchErrors: [{ Index: 1, Code: 1, ErrorCode: 'Invalid', Message: 'bad' }], OperationErrors: [] }).map((o) => o.status)).toEqual(['retry', 'rejected'])
+    expect(answer(400, { Type: 'ApiFaultDetail', OperationErrors: [{ Code: 117, ErrorCode: 'CallRateExceeded', Message: 'slow down' }] })).toEqual([
+      { status: 'retry', message: expect.stringContaining('CallRateExceeded'), retryAfterMs: 60_000 }, { status: 'retry', message: expect.stringContaining('CallRateExceeded'), retryAfterMs: 60_000 }])
   })
 })
