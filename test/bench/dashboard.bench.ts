@@ -40,12 +40,14 @@ try {
     ['failed, one platform', `${base}?status=failed&platform=google_ads`],
     ['one event, one day', `${base}?event=Lead&from=${daysAgo(3)}&to=${daysAgo(3)}`],
     ['21st page (Older x20)', `${base}?before=${deep}`],
+    // The worst case: nothing matches, so the walk reads every delivery of the site before it answers an empty page.
+    ['a filter nothing matches', `${base}?status=failed&platform=meta`],
   ]
   console.log(`\ndashboard benchmark: GET the Deliveries page (50 rows) over HTTP keep-alive, one request at a time, signed in as the operator`)
   console.log(`embedded PGlite, ${CONVERSIONS} conversions with one delivery each; ${SAMPLES} requests per page and server, alternating; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`)
   console.log(`${'page'.padEnd(24)} ${'bytes'.padStart(7)}  ${'bare p50'.padStart(9)} ${'bare p95'.padStart(9)}  ${'dcgate p50'.padStart(10)} ${'dcgate p95'.padStart(10)}  target p95 < ${TARGET_MS} ms`)
   for (const [label, url] of pages) {
-    const html = await fetchOk(url, cookie)
+    const html = await fetchOk(url, cookie, label.startsWith('a filter nothing'))
     const bare = await startBare(html)
     const { dcgate, baseline } = await measure(url, cookie, bare.url)
     await bare.server.close(true)
@@ -99,11 +101,11 @@ async function signIn(url: string, token: string): Promise<string> {
   return answer.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
 }
 
-async function fetchOk(url: string, cookie: string): Promise<string> {
+async function fetchOk(url: string, cookie: string, empty = false): Promise<string> {
   const response = await fetch(url, { headers: { cookie }, redirect: 'manual' })
   const text = await response.text()
   if (response.status !== 200) throw new Error(`${url} answered ${response.status}`)
-  if ((text.match(/<tr>/g) ?? []).length < 2) throw new Error(`${url} shows no rows`)
+  if (!empty && (text.match(/<tr>/g) ?? []).length < 2) throw new Error(`${url} shows no rows`)
   return text
 }
 
