@@ -43,7 +43,9 @@ export interface OnlineConversionAdjustment {
 const REQUIRED = ['clientId', 'refreshToken', 'developerToken', 'customerId', 'accountId'] as const
 
 export function toOnlineAdjustmentsRequest(items: readonly AdjustmentEvent[], options: MicrosoftAdsOptions): PlatformRequest {
-  const settings = options.adjustments!
+  const settings = options.adjustments
+  // adjustmentSkipReason keeps such refunds from the worker; this says why to anyone else building the request (the dashboard).
+  if (!settings || REQUIRED.some((key) => !settings[key])) throw new Error('the adjustments options are incomplete (README "Refunds")')
   return {
     url: `${settings.apiUrl}/CampaignManagement/${CAMPAIGN_MANAGEMENT_VERSION}/OnlineConversionAdjustments/Apply`,
     method: 'POST',
