@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -69,9 +70,26 @@ describe('dcgate start loads the config file from anywhere on disk', () => {
       // The banner lists the site of this file, not of the shipped config.
       expect(server.stdout).toMatch(new RegExp(`^\\s+${id} \\(active\\) cop_key cop_`, 'm'))
       expect(server.stdout).not.toMatch(/^\s+demo \(active\)/m)
+      expect(server.stdout).not.toMatch(/^ {2}dashboard /m) // not in this file's plugins
       expect(await server.stop()).toBe(0)
     })
   }
+})
+
+describe('the banner with the dashboard plugin', () => {
+  it('says where to sign in and where the admin token is, never the token itself', async () => {
+    const server = await startServerProcess({ config: `export default { plugins: ['export', 'dashboard'], sites: [{ id: 'demo', name: 'Demo' }] }\n` })
+    try {
+      const signIn = /^ {2}dashboard (http:\S+\/dashboard) \(admin token: cat (\S+admin-token)\)$/m.exec(server.stdout)
+      expect(signIn, server.stdout).not.toBeNull()
+      expect(signIn![1]).toBe(`${server.url.replace('127.0.0.1', 'localhost')}/dashboard`)
+      expect(server.stdout).not.toContain(readFileSync(signIn![2]!, 'utf8').trim())
+      expect((await fetch(`${server.url}/dashboard`)).status).toBe(200)
+    }
+    finally {
+      expect(await server.stop()).toBe(0)
+    }
+  })
 })
 
 interface FailCase extends ServerProcessOptions {
