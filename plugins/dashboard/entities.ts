@@ -17,3 +17,18 @@ export const DashboardAudit = defineEntity({
     createdAt: p.datetime(6).defaultRaw('now()'),
   },
 })
+
+/**
+ * Sign-in links already used, by the SHA-256 of their token: the insert that claims one succeeds once across every
+ * instance (the link itself lives in the shared storage, which has no atomic get-and-delete). Kept a day, far past
+ * a link's life; written only by plugins/dashboard/queries/links.ts.
+ */
+export const DashboardUsedLink = defineEntity({
+  name: 'DashboardUsedLink',
+  tableName: 'dashboard_used_links',
+  indexes: [{ properties: ['usedAt'] }],
+  properties: {
+    tokenHash: p.string().length(64).primary(),
+    usedAt: p.datetime(6).defaultRaw('now()'),
+  },
+})

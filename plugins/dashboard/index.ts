@@ -23,7 +23,7 @@ import { resolveAdminToken } from '../../core/admin/token.ts'
 import { createMailer } from '../../core/mail/mailer.ts'
 import { definePlugin } from '../../core/plugin.ts'
 import { createAdminApi } from './admin-api.ts'
-import { DashboardAudit } from './entities.ts'
+import { DashboardAudit, DashboardUsedLink } from './entities.ts'
 import { createLinks } from './links.ts'
 import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
@@ -35,7 +35,7 @@ import { createSessions } from './session.ts'
 
 export default definePlugin({
   name: 'dashboard',
-  entities: [DashboardAudit],
+  entities: [DashboardAudit, DashboardUsedLink],
   options: DashboardOptions,
   setup(ctx, options) {
     // The same token the admin API checks (core/admin/token.ts): from the config, else <dataDir>/admin-token.
@@ -44,7 +44,7 @@ export default definePlugin({
     const dashboard = createDashboard({
       ctx, options, adminToken, mailer,
       sessions: createSessions(ctx.storage, { hours: options.sessionHours, trustProxy: ctx.config.server.trustProxy, adminToken }),
-      links: createLinks(ctx.storage, options.linkMinutes),
+      links: createLinks(ctx.storage, ctx.prepared, options.linkMinutes),
       admin: createAdminApi(ctx.app, adminToken),
     })
     addAssetRoutes(ctx)

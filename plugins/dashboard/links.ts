@@ -1,16 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Storage } from 'unstorage'
+import type { RunPrepared } from '../../core/db/prepared.ts'
+import { claimLink } from './queries/links.ts'
 
 interface StoredLink { email: string, expiresAt: number }
 
 const TOKEN_SHAPE = /^[\w-]{43}$/
-const keyOf = (token: string) => `dashboard:links:${createHash('sha256').update(token).digest('hex')}`
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex')
+const keyOf = (token: string) => `dashboard:links:${hashOf(token)}`
 
 /**
  * One-time sign-in links: 32 random bytes in the mailed URL, only their SHA-256 in the shared storage, expiring
- * after `minutes`, removed on first use.
+ * after `minutes`, removed on first use. The first use is decided by the database (claimLink), so two instances
+ * opening the same link at the same moment sign in one person once.
  */
-export function createLinks(storage: Storage, minutes: number) {
+export function createLinks(storage: Storage, sql: RunPrepared, minutes: number) {
   return {
     async issue(email: string): Promise<string> {
       const token = randomBytes(32).toString('base64url')
@@ -30,7 +34,8 @@ export function createLinks(storage: Storage, minutes: number) {
       const link = await storage.getItem<StoredLink>(key)
       if (!link) return undefined
       await storage.removeItem(key)
-      return link.expiresAt > Date.now() ? link.email : undefined
+      if (link.expiresAt <= Date.now()) return undefined
+      return await claimLink(sql, hashOf(token)) ? link.email : undefined
     },
   }
 }

@@ -142,6 +142,19 @@ describe('a member', () => {
     expect((await again.post('/dashboard/link', { token })).status).toBe(400)
   })
 
+  it('uses a link once even when two browsers post it at the same moment', async () => {
+    const asking = createBrowser(app)
+    await asking.get('/dashboard')
+    await asking.post('/dashboard/sign-in/email', { email: SOMEONE })
+    const link = new URL(mailedLinks(app.dataDir, SOMEONE).at(-1)!)
+    const token = link.searchParams.get('token')!
+    const browsers = Array.from({ length: 4 }, () => createBrowser(app))
+    for (const browser of browsers) await browser.get(link.pathname + link.search)
+    const statuses = await Promise.all(browsers.map(async (browser) => (await browser.post('/dashboard/link', { token })).status))
+    expect(statuses.filter((status) => status === 303)).toHaveLength(1)
+    expect(statuses.filter((status) => status === 400)).toHaveLength(3)
+  })
+
   it('answers the same for an address that is no member, and mails it nothing', async () => {
     const browser = createBrowser(app)
     await browser.get('/dashboard')
