@@ -136,7 +136,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       scriptHost: config.server.cdnUrl ?? baseUrl,
       apiBase: baseUrl,
       migrate: runMigrations,
-      status: () => ({ version: VERSION, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
+      status: () => ({ version: VERSION, base_url: baseUrl, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
     installDeliveryRoutes(routes, prepared, sites)
     readiness = createReadiness(prepared)

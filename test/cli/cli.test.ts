@@ -77,7 +77,8 @@ describe('dcgate keys', () => {
     const [firstLine, ...others] = created.stdout.split('\n')
     const key = firstLine!
     expect(key).toMatch(KEY)
-    expect(others.join('\n')).toContain(`curl -H "x-dc-key: ${key}" ${server.url}/api/v1/export/health`)
+    // At the server's public URL, as the banner and `sites show` say it, not the loopback address the CLI talks to.
+    expect(others.join('\n')).toContain(`curl -H "x-dc-key: ${key}" http://localhost:${new URL(server.url).port}/api/v1/export/health`)
 
     expect(await health(key)).toEqual({ status: 200, body: { success: true, app_id: 'demo', identified_user_count: 0 } })
 

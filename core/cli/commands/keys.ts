@@ -13,11 +13,13 @@ export async function keysCommand(client: AdminClient, out: Output, args: string
   if (action === 'create') {
     if (!options.name) throw new CliError(`--name is required. ${USAGE}`, 2)
     const created = await client.request<KeySummary & { key: string }>('POST', base, { name: options.name })
+    // The server's public URL (as the banner and `sites show` say it), not the loopback address the CLI talks to.
+    const { base_url: baseUrl = client.url } = await client.request<{ base_url?: string }>('GET', '/status').catch(() => ({ base_url: undefined }))
     out.result(created, () => [
       created.key,
       '',
       `Key "${created.name}" for site ${options.site}. It is shown in full only now: store it in your secret manager.`,
-      `Try it: curl -H "x-dc-key: ${created.key}" ${client.url}/api/v1/export/health`,
+      `Try it: curl -H "x-dc-key: ${created.key}" ${baseUrl.replace(/\/+$/, '')}/api/v1/export/health`,
     ].join('\n'))
     return
   }
