@@ -2,7 +2,7 @@
 // PostgreSQL and on the embedded database, beside a bare h3 POST route measured in the same run.
 // Run: npm run bench:conversions (BENCH_SECONDS=30 by default; needs PostgreSQL at BENCH_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres, skipped with a note when unreachable).
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PLATFORMS, startAllPlatforms, type PlatformName } from '../fakes/all-platforms.ts'
@@ -44,12 +44,26 @@ async function benchDcgate(label: string, databaseUrl: string | undefined, conne
     const requests = platforms.requestCount() - requestsBefore
     requestsPerConversion.set(label, requests / Math.max(1, figures.answered))
     console.log(`${label}: ${figures.answered} conversions answered 2xx (warm-up included); accepted by the fakes: ${connected.map((name) => `${name} ${delivered[name]}`).join(', ')}; ${requests} platform requests`)
+    await saveMetrics(label, dcgate.url)
     return figures
   }
   finally {
     await dcgate.stop()
     dcgate.remove()
   }
+}
+
+/**
+ * The server's GET /metrics after the row (loopback needs no token), written to .tmp/bench-metrics-<row>.prom for
+ * the operator's eye and the deployment guide's sample; the conversion and delivery counters are printed.
+ */
+async function saveMetrics(label: string, url: string): Promise<void> {
+  const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.text()).catch((error: unknown) => `# scrape failed: ${String(error)}`)
+  const file = join('.tmp', `bench-metrics-${label.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '')}.prom`)
+  mkdirSync('.tmp', { recursive: true })
+  writeFileSync(file, text)
+  const counters = text.split('\n').filter((line) => /^dcgate_(conversions|deliveries)_total\{/.test(line))
+  console.log(`${label}: GET /metrics written to ${file}\n  ${counters.join('\n  ')}`)
 }
 
 /** Accepted counts per fake once each has taken `answered` more events, or after 60 s of waiting. */
