@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { startFakeTestPlatform } from '../delivery/test-platform.ts'
 import type { FakeServer } from '../fakes/server.ts'
-import { builtInPlugins } from '../../plugins/index.ts'
-import dashboard from '../../plugins/dashboard/index.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn, until } from './pages-client.ts'
+import { bootShopWithHeldLeads, signIn, until } from './pages-client.ts'
 
 // Held leads as a site owner sees them: masked email, click ids present, Release sends one, Not a fit drops it.
 let app: TestApp
@@ -16,19 +14,7 @@ let key: string
 
 beforeAll(async () => {
   fake = await startFakeTestPlatform()
-  app = await bootTestApp({
-    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
-    server: { trustProxy: true },
-    plugins: ['intake', 'release', 'dashboard'],
-    delivery: { workerIntervalMs: 25 },
-    sites: [
-      {
-        id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'good' } },
-        events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
-      },
-      { id: 'other', name: 'Other shop', members: [MEMBER] },
-    ],
-  }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
+  app = await bootShopWithHeldLeads(fake.url, MEMBER)
   key = await app.createKey('shop')
   await capture('lead-ann', { traits: { email: 'ann.lee@example.com' }, identifiers: { gclid: 'gclid-1', fbc: 'fb.1.1700000000000.abc' } })
   await capture('lead-bob', { traits: { email: 'bob@example.org' } })

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootTestApp, type TestApp } from '../helpers/app.ts'
-import { testPlatform } from '../delivery/test-platform.ts'
+import type { TestApp } from '../helpers/app.ts'
 import { startFakeServer, type FakeServer } from '../fakes/server.ts'
-import { builtInPlugins } from '../../plugins/index.ts'
-import dashboard from '../../plugins/dashboard/index.ts'
 import { niceMax } from '../../plugins/dashboard/charts.ts'
 import { lastDays } from '../../plugins/dashboard/pages/overview.ts'
 import { uniqueEmail, type Browser } from './support.ts'
-import { signIn, until } from './pages-client.ts'
+import { bootShopWithHeldLeads, signIn, until } from './pages-client.ts'
 
 // The Overview page: per-day delivery charts per platform, match quality, what waits, email checks, the last errors.
 let app: TestApp
@@ -18,19 +15,7 @@ let refusal: string | undefined
 
 beforeAll(async () => {
   fake = await startFakeServer(() => refusal ? { status: 400, body: { message: refusal } } : { status: 200, body: {} })
-  app = await bootTestApp({
-    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
-    server: { trustProxy: true },
-    plugins: ['intake', 'release', 'dashboard'],
-    delivery: { workerIntervalMs: 25 },
-    sites: [
-      {
-        id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: fake.url, token: 'good' } },
-        events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
-      },
-      { id: 'other', name: 'Other shop', members: [MEMBER] },
-    ],
-  }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
+  app = await bootShopWithHeldLeads(fake.url, MEMBER)
   const key = await app.createKey('shop')
   const send = (event: string, messageId: string, context: Record<string, unknown>) => app.request('/api/v1/conversions/automation', {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key }, body: JSON.stringify({ event, messageId, context }),

@@ -1,5 +1,8 @@
 import { expect } from 'vitest'
-import type { TestApp } from '../helpers/app.ts'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { testPlatform } from '../delivery/test-platform.ts'
+import { builtInPlugins } from '../../plugins/index.ts'
+import dashboard from '../../plugins/dashboard/index.ts'
 import { createBrowser, type Browser } from './support.ts'
 
 /**
@@ -27,4 +30,24 @@ export async function until(condition: () => boolean | Promise<boolean>, ms = 20
 export function rows(html: string): string[][] {
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? ''
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1]!.replace(/<[^>]+>/g, '').trim()))
+}
+
+/**
+ * The page tests' server: intake, release and the dashboard; site `shop` sending to the test platform at
+ * `platformUrl` and holding `qualified_lead` until qualified, site `other` with `member` as its member.
+ */
+export function bootShopWithHeldLeads(platformUrl: string, member: string): Promise<TestApp> {
+  return bootTestApp({
+    // The browser stand-in signs in from an address of its own per run (X-Forwarded-For): sign-in limits are shared on Redis.
+    server: { trustProxy: true },
+    plugins: ['intake', 'release', 'dashboard'],
+    delivery: { workerIntervalMs: 25 },
+    sites: [
+      {
+        id: 'shop', name: 'Shop', destinations: { testads: { baseUrl: platformUrl, token: 'good' } },
+        events: [{ key: 'qualified_lead', name: 'Qualified lead', sendsAs: 'Lead', release: 'when_qualified' }],
+      },
+      { id: 'other', name: 'Other shop', members: [member] },
+    ],
+  }, { adapters: [testPlatform], builtInPlugins: { ...builtInPlugins, dashboard } })
 }
