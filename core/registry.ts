@@ -130,7 +130,9 @@ export interface SourceConversion extends ConversionInput {
  * `orderId` (core/delivery/queries/refunds.ts). `refundId` is the vendor's id of the refund, so a retry counts once.
  */
 export interface SourceRefund {
+  /** The order id the purchase was stored under (`orderId` of the conversion). */
   orderId: string
+  /** The vendor's id of the refund (Shopify refund id, Stripe re_…, `cancel` for a cancellation): a retry counts once. */
   refundId: string
   /**
    * The purchase's messageId, when the vendor's refund names the payment rather than the shop's order (a Stripe
@@ -139,7 +141,9 @@ export interface SourceRefund {
   messageId?: string
   /** What this refund returned, in `currency`; absent for a cancellation or a full refund (the whole value). */
   amount?: number
+  /** An amount in another currency than the conversion's is not added (it cannot be compared); the refund is dated. */
   currency?: string
+  /** When the refund was made (the vendor's time); the conversion keeps the first one as `refunded_at`. */
   at: Date
 }
 

@@ -5,22 +5,10 @@
 import type { ConsolaInstance } from 'consola'
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 import { callHookSafe, type DcgateHookable } from '../../hooks.ts'
+import type { SourceRefund } from '../../registry.ts'
 
-/** One refund or cancellation, as a source's map reads it from the webhook. */
-export interface RefundRecord {
-  /** The order id the purchase was stored under (`orderId` of the conversion). */
-  orderId: string
-  /** The refund's own id (Shopify refund id, Stripe re_…, `cancel` for a cancellation): a retried webhook counts once. */
-  refundId: string
-  /** The purchase's messageId, when the refund names the payment (a Stripe PaymentIntent): its conversions are marked too. */
-  messageId?: string
-  /** The amount refunded by this refund, in the order's currency; absent: the whole value (a cancellation, a full refund). */
-  amount?: number
-  /** The amount's currency; an amount in another currency than the conversion's is not added (it cannot be compared). */
-  currency?: string
-  /** When the refund was made (the vendor's time); the conversion keeps the first one as `refunded_at`. */
-  at: Date
-}
+/** One refund or cancellation, as a source's map reads it from the webhook (or the automation route's body). */
+export type RefundRecord = SourceRefund
 
 /** `applied`: counted now; `repeat`: this refund id was already counted; `unknown_order`: no conversion of the site has that order id. */
 export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
