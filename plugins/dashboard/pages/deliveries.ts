@@ -69,7 +69,7 @@ function filterForm(ctx: PageContext, fields: FilterFields): Html {
   return html`<form method="get" action="${ctx.href('deliveries')}" class="row filters" role="search" aria-label="Filter deliveries">
 <label>Platform <select name="platform">${option('', 'All platforms', fields.platform)}${[...new Set([...platforms, ...(fields.platform ? [fields.platform] : [])])].map((p) => option(p, p, fields.platform))}</select></label>
 <label>Status <select name="status">${option('', 'Any status', fields.status)}${STATUSES.map((s) => option(s, s, fields.status))}</select></label>
-<label>Event <input name="event" value="${fields.event}" maxlength="255" list="site-events"></label>
+<label>Event <input type="text" name="event" value="${fields.event}" maxlength="255" list="site-events"></label>
 <datalist id="site-events">${ctx.site.config.events.map((e) => html`<option value="${e.key}">`)}</datalist>
 <label>From <input type="date" name="from" value="${fields.from}"></label>
 <label>To <input type="date" name="to" value="${fields.to}"></label>
