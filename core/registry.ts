@@ -12,6 +12,11 @@ export interface AuthContext {
   /** Caches across requests (and instances with Redis); keep tokens here, keyed by the options they came from. */
   cache: { get: (key: string) => Promise<string | null>, set: (key: string, value: string, ttlSeconds: number) => Promise<void> }
   signal: AbortSignal
+  /**
+   * Where a refresh token the vendor issued in place of the configured one is kept (rotation), durably and shared by
+   * every instance. Absent where nothing is kept (a bare call in a test or tool): use the configured token.
+   */
+  credentials?: CredentialStore
 }
 
 /** An ad platform: pure mapping to the platform's request and back, so one contract suite checks all. */
@@ -73,19 +78,23 @@ export interface AdjustmentSupport<O> {
 }
 
 /**
- * Where a poller keeps a credential the CRM issued in place of a configured one: Salesforce, with refresh-token
- * rotation, answers every refresh with a new refresh token and invalidates the one sent. The scheduler backs it with
- * the poller's row in crm_poll_state, so the newest token survives restarts and every instance reads the same one.
+ * Where an adapter keeps a credential the vendor issued in place of a configured one: Salesforce answers every refresh
+ * with a new refresh token and invalidates the one sent; the Microsoft identity platform answers a new one too, and
+ * the configured one ages out. Backed by the database (a CRM poller's crm_poll_state row, an ad platform's
+ * platform_credentials row), so the newest token survives restarts and every instance reads the same one.
  *
  * `basis` names the configured credential the stored one descends from (a hash, never the secret: `tokenCacheKey`).
  * A stored value is only returned for the same basis, so an operator who pastes a new credential starts from it.
  */
-export interface CrmCredentialStore {
+export interface CredentialStore {
   /** The newest credential issued for this basis, or null when none was stored (or it descends from another). */
   get: (basis: string) => Promise<string | null>
   /** Keeps `value` as the newest credential for this basis, replacing any other. */
   set: (basis: string, value: string) => Promise<void>
 }
+
+/** A CRM poller's credential store (the poller's crm_poll_state row). */
+export type CrmCredentialStore = CredentialStore
 
 /** What the release scheduler hands a CRM poller: fetch, a cache for OAuth sessions, the abort signal, and its clock. */
 export interface CrmPollContext extends AuthContext {

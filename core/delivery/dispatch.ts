@@ -21,7 +21,7 @@ export interface Wire<T> {
  */
 export async function dispatch<T>(
   platform: AdPlatformDefinition<unknown>, options: unknown, events: readonly T[],
-  ctx: { cache: AuthContext['cache'], timeoutMs: number },
+  ctx: { cache: AuthContext['cache'], timeoutMs: number, credentials?: AuthContext['credentials'] },
   wire: Wire<T> = platform as unknown as Wire<T>,
 ): Promise<DispatchResult> {
   const started = performance.now()
@@ -31,7 +31,7 @@ export async function dispatch<T>(
   // `fresh` skips cached credentials: after a 401 a cached access token may have been revoked early.
   const authorizeWith = wire.authorize ?? platform.authorize
   const authorize = async (fresh: boolean) => authorizeWith
-    ? authorizeWith(options, { fetch, cache: fresh ? { get: async () => null, set: ctx.cache.set } : ctx.cache, signal })
+    ? authorizeWith(options, { fetch, cache: fresh ? { get: async () => null, set: ctx.cache.set } : ctx.cache, signal, credentials: ctx.credentials })
     : {}
   let request: PlatformRequest
   try {
