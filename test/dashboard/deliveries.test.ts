@@ -87,7 +87,7 @@ describe('Deliveries page', () => {
     expect(rows((await page('?from=2000-01-01&to=2000-01-02')).text)).toEqual([])
     const today = new Date().toISOString().slice(0, 10)
     expect(rows((await page(`?from=${today}&to=${today}`)).text)).toHaveLength(3)
-    expect(await page('?event=Lead')).toMatchObject({ text: expect.stringContaining('<input name="event" value="Lead"') })
+    expect(await page('?event=Lead')).toMatchObject({ text: expect.stringContaining('<input type="text" name="event" value="Lead"') })
   })
 
   it('answers a filter it cannot read with 400 and says which field', async () => {
