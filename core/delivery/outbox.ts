@@ -10,6 +10,7 @@ import { asLateLead } from './late-lead.ts'
 import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { createRequestBudget } from './request-budget.ts'
+import { platformCredentials } from './queries/credentials.ts'
 import { nextStep } from './retry.ts'
 import { toEvent } from './rows.ts'
 import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
@@ -115,7 +116,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     wait: budget.take,
     async run(_key, items) {
       const { platform, options, adjustment } = items[0]!
-      const ctx = { cache, timeoutMs: policy.requestTimeoutMs }
+      // A refresh token the platform issued in place of the configured one is kept per site (platform_credentials).
+      const ctx = { cache, timeoutMs: policy.requestTimeoutMs, credentials: platformCredentials(prepared, items[0]!.row.site_id, platform.name) }
       const result = adjustment
         ? await dispatch(platform, options, items.map((item): AdjustmentEvent => ({ conversion: item.event, adjustment: item.adjustment! })), ctx, platform.adjustments as Wire<AdjustmentEvent>)
         : await dispatch(platform, options, items.map((item) => item.event), ctx)
