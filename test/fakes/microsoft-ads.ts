@@ -10,6 +10,11 @@
  * OnlineConversionAdjustments/Apply` (headers AuthenticationToken, DeveloperToken, CustomerId, CustomerAccountId). It
  * answers `{ PartialErrors: [...] }`, a BatchError per refused item by Index, an AdApiFaultDetail (code 105) for
  * wrong credentials, and, queued with queueAdjustment, a CallRateExceeded (code 117) throttle.
+ *
+ * Refresh tokens rotate as the identity platform's reference says (adapter README "Refresh tokens"): every refresh
+ * answers a new one and the one sent stays valid; each lives `refreshTokenLifetimeMs` (90 days) from its issue, and is
+ * refused with invalid_grant (AADSTS700082) after. `keepRotations` refuses tokens that many rotations behind the newest,
+ * `revokeRefreshToken` one token (a user who withdrew consent), for the paths an operator has to mend.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { MICROSOFT_ADS_API_VERSION } from '../../adapters/ads/microsoft-ads/version.ts'
@@ -37,6 +42,12 @@ export interface FakeMicrosoftAds extends FakeServer {
   oauthUrl: string
   /** Every token request's form fields. */
   tokenRequests: Record<string, string>[]
+  /** Every refresh token the endpoint issued, oldest first. */
+  issuedRefreshTokens: string[]
+  /** Refuse this refresh token from now on (invalid_grant). */
+  revokeRefreshToken: (token: string) => void
+  /** A user signs in again (authorization code flow): a new refresh token the endpoint takes, to configure. */
+  signIn: () => string
   /** Every adjustment Microsoft applied, in order. */
   adjustments: Record<string, unknown>[]
   /** Every Apply call: its headers and body, whatever the answer. */
@@ -52,6 +63,12 @@ export interface FakeMicrosoftAdsOptions {
   now?: () => number
   /** Conversion goals by name → the event action they count (ConversionName of an adjustment); default Purchases → purchase. */
   goals?: Record<string, string>
+  /** The access tokens' expires_in; default 3599. At 60 or less dcgate caches none and refreshes on every call. */
+  accessTokenLifetimeSeconds?: number
+  /** How long a refresh token is taken after it was issued, by `now`; default 90 days. */
+  refreshTokenLifetimeMs?: number
+  /** Refuse tokens more than this many rotations behind the newest; default none (Microsoft revokes none on rotation). */
+  keepRotations?: number
 }
 
 export interface UetDetail {
@@ -110,6 +127,10 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
   const goals = options.goals ?? { Purchases: 'purchase' }
   const campaign = { clientId: '3c1b1c3a-5f0e-4a57-9d5e-6f0e1d2a7b10', clientSecret: 'fake~ms-client-secret', refreshToken: 'M.C5_fake-refresh-token', developerToken: 'FAKEDEVTOKEN123', customerId: '251186883', accountId: '187004321' }
   const tokens = new Set<string>()
+  // Each refresh token the endpoint takes: when it was issued and its place in the chain (the configured one is 0).
+  const refreshTokens = new Map<string, { issuedAt: number, generation: number }>([[campaign.refreshToken, { issuedAt: now(), generation: 0 }]])
+  const issuedRefreshTokens: string[] = []
+  const refreshLifetimeMs = options.refreshTokenLifetimeMs ?? 90 * 86_400_000
   const tokenRequests: Record<string, string>[] = []
   const adjustments: Record<string, unknown>[] = []
   const adjustmentCalls: FakeMicrosoftAds['adjustmentCalls'] = []
@@ -119,15 +140,24 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
   function token(request: RecordedRequest): FakeReply {
     const form = Object.fromEntries(new URLSearchParams(request.body))
     tokenRequests.push(form)
-    const refuse = (status: number, error: string, description: string) => ({ status, body: { error, error_description: `${description}\r\nTrace ID: ${randomUUID()}`, error_codes: [status === 401 ? 7000215 : 70000] } })
+    const refuse = (status: number, error: string, description: string, code = status === 401 ? 7000215 : 70000) => ({ status, body: { error, error_description: `${description}\r\nTrace ID: ${randomUUID()}`, error_codes: [code] } })
     if (form.grant_type !== 'refresh_token') return refuse(400, 'unsupported_grant_type', 'AADSTS70003: The app requested an unsupported grant type.')
     if (form.client_id !== campaign.clientId) return refuse(400, 'unauthorized_client', 'AADSTS700016: Application was not found in the directory.')
     if (form.client_secret !== campaign.clientSecret) return refuse(401, 'invalid_client', 'AADSTS7000215: Invalid client secret provided.')
-    if (form.refresh_token !== campaign.refreshToken) return refuse(400, 'invalid_grant', 'AADSTS70000: The provided value for the refresh token is not valid.')
+    const sent = refreshTokens.get(String(form.refresh_token))
+    if (!sent) return refuse(400, 'invalid_grant', 'AADSTS70000: The provided value for the refresh token is not valid.')
+    if (now() - sent.issuedAt > refreshLifetimeMs) return refuse(400, 'invalid_grant', 'AADSTS700082: The refresh token has expired due to inactivity.', 700082)
+    if (options.keepRotations !== undefined && issuedRefreshTokens.length - sent.generation > options.keepRotations) {
+      return refuse(400, 'invalid_grant', 'AADSTS70000: The provided value for the refresh token is not valid.')
+    }
     if (!form.scope?.split(' ').includes('https://ads.microsoft.com/msads.manage')) return refuse(400, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter \'scope\' is not valid.')
     const accessToken = `EwB${randomBytes(24).toString('base64url')}`
     tokens.add(accessToken)
-    return { status: 200, body: { token_type: 'Bearer', scope: 'https://ads.microsoft.com/msads.manage', expires_in: 3599, ext_expires_in: 3599, access_token: accessToken, refresh_token: `M.C5_${randomBytes(12).toString('base64url')}` } }
+    const refreshToken = `M.C5_${randomBytes(12).toString('base64url')}`
+    issuedRefreshTokens.push(refreshToken)
+    refreshTokens.set(refreshToken, { issuedAt: now(), generation: issuedRefreshTokens.length })
+    const expiresIn = options.accessTokenLifetimeSeconds ?? 3599
+    return { status: 200, body: { token_type: 'Bearer', scope: 'https://ads.microsoft.com/msads.manage', expires_in: expiresIn, ext_expires_in: expiresIn, access_token: accessToken, refresh_token: refreshToken } }
   }
 
   /** ApplyOnlineConversionAdjustments: each item must name a goal and a transaction Microsoft received for its action. */
@@ -210,6 +240,13 @@ export async function startFakeMicrosoftAds(options: FakeMicrosoftAdsOptions = {
     campaign,
     oauthUrl: `${server.url}/common/oauth2/v2.0/token`,
     tokenRequests,
+    issuedRefreshTokens,
+    revokeRefreshToken: (token) => void refreshTokens.delete(token),
+    signIn: () => {
+      const refreshToken = `M.C5_signin-${randomBytes(12).toString('base64url')}`
+      refreshTokens.set(refreshToken, { issuedAt: now(), generation: issuedRefreshTokens.length })
+      return refreshToken
+    },
     adjustments,
     adjustmentCalls,
     queueAdjustment: (...replies) => void adjustmentReplies.push(...replies),

@@ -6,7 +6,7 @@
  */
 import type { AdjustmentEvent, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
 import type { AuthContext } from '../../../core/registry.ts'
-import { OAuth2Error, resolveAccessToken, tokenCacheKey } from '../../shared/oauth2.ts'
+import { OAuth2Error, resolveAccessToken, tokenCacheKey, type AccessToken } from '../../shared/oauth2.ts'
 import type { MicrosoftAdsOptions } from './map.ts'
 
 export const CAMPAIGN_API_URL = 'https://campaign.api.bingads.microsoft.com'
@@ -82,16 +82,36 @@ export function adjustmentSkipReason({ conversion, adjustment }: AdjustmentEvent
   return undefined
 }
 
-/** The Microsoft identity platform's access token, as the AuthenticationToken header; cached until a minute before expiry. */
+/**
+ * The Microsoft identity platform's access token, as the AuthenticationToken header; cached until a minute before expiry.
+ *
+ * Rotation (README "Refresh tokens"): each refresh answers a new refresh token and leaves the old one valid, while a
+ * token lives 90 days. The newest one is kept in `ctx.credentials` (platform_credentials) under a hash of the configured
+ * credentials and sent on the next refresh, so the chain never ages out; a newly pasted token has another hash and
+ * starts fresh. A stored token refused with invalid_grant gives way to the configured one, tried once.
+ */
 export async function authorizeAdjustments(options: MicrosoftAdsOptions, ctx: AuthContext): Promise<Record<string, string>> {
   const settings = options.adjustments
   if (!settings?.clientId || !settings.refreshToken) throw new MicrosoftOAuthError('adjustments.clientId and adjustments.refreshToken are required', { status: null, retryable: false })
-  const { accessToken } = await resolveAccessToken(
-    { tokenUrl: settings.oauthUrl, clientId: settings.clientId, clientSecret: settings.clientSecret, refreshToken: settings.refreshToken, scope: MSADS_SCOPE },
+  const { clientId, refreshToken: configured } = settings
+  const basis = tokenCacheKey('microsoft_ads:refresh_token', clientId, configured)
+  const stored = await ctx.credentials?.get(basis) ?? undefined
+  const refresh = (refreshToken: string) => resolveAccessToken(
+    { tokenUrl: settings.oauthUrl, clientId, clientSecret: settings.clientSecret, refreshToken, scope: MSADS_SCOPE },
     ctx,
-    { vendor: 'Microsoft', cacheKey: tokenCacheKey('microsoft_ads:access_token', settings.clientId, settings.refreshToken), marginSeconds: 60, hint: (code) => HINTS[code], errorClass: MicrosoftOAuthError },
+    { vendor: 'Microsoft', cacheKey: tokenCacheKey('microsoft_ads:access_token', clientId, configured), marginSeconds: 60, hint: (code) => HINTS[code], errorClass: MicrosoftOAuthError },
   )
-  return { AuthenticationToken: accessToken }
+  let token: AccessToken
+  try {
+    token = await refresh(stored ?? configured)
+  }
+  catch (error) {
+    const storedRefused = stored !== undefined && stored !== configured && error instanceof OAuth2Error && error.code === 'invalid_grant'
+    if (!storedRefused) throw error
+    token = await refresh(configured)
+  }
+  if (token.rotatedRefreshToken) await ctx.credentials?.set(basis, token.rotatedRefreshToken)
+  return { AuthenticationToken: token.accessToken }
 }
 
 export class MicrosoftOAuthError extends OAuth2Error {
@@ -99,7 +119,7 @@ export class MicrosoftOAuthError extends OAuth2Error {
 }
 
 const HINTS: Record<string, string> = {
-  invalid_grant: 'sign in again with the msads.manage scope and paste the new refresh token into adjustments.refreshToken; an unused refresh token expires after 90 days',
+  invalid_grant: 'the refresh token expired (90 days, and dcgate refreshed none for that long) or was revoked (a password change, the user withdrew consent): sign in again with the msads.manage scope and paste the new refresh token into adjustments.refreshToken; dcgate starts from a newly pasted token and keeps its rotations',
   invalid_client: 'check adjustments.clientId and adjustments.clientSecret (a web app registration needs the secret, a native one none)',
   unauthorized_client: 'the refresh token was issued to another application (client) id',
 }
