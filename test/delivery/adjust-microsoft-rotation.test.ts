@@ -32,8 +32,8 @@ const sql = <T extends object[]>(text: string, params: unknown[] = []) => app!.d
 const storedToken = async () => (await sql<{ issued_token: string }[]>(`select issued_token from platform_credentials where site_id = 'shop' and platform = 'microsoft_ads'`))[0]?.issued_token
 const refreshedWith = () => microsoft.tokenRequests.map((form) => form.refresh_token)
 
-/** A purchase sent to Microsoft, then fully refunded; resolves once the Retract was applied. */
-async function purchaseAndRefund(orderId: string): Promise<void> {
+/** A purchase sent to Microsoft, then fully refunded; resolves with the refund's delivery once it is `settled` (sent). */
+async function purchaseAndRefund(orderId: string, settled = 'sent'): Promise<{ status: string, error: string | null }> {
   const key = await app!.createKey('shop')
   const response = await app!.request('/api/v1/conversions/automation', {
     method: 'POST',
@@ -47,8 +47,10 @@ async function purchaseAndRefund(orderId: string): Promise<void> {
   const [row] = await sql<{ id: string }[]>('select id from conversions where message_id = ?', [`rot-${orderId}`])
   await expect.poll(async () => (await sql<{ status: string }[]>(`select status from deliveries where conversion_id = ? and kind = 'conversion'`, [row!.id]))[0]?.status, { timeout: 20_000 }).toBe('sent')
   await app!.dcgate.hooks.callHook('conversion:refunded', { siteId: 'shop', orderId, refundId: `refund-${orderId}`, at: new Date(), conversionIds: [row!.id] })
-  await expect.poll(async () => (await sql<{ status: string }[]>(`select status from deliveries where conversion_id = ? and kind = 'adjustment'`, [row!.id]))[0]?.status, { timeout: 20_000 }).toBe('sent')
-  expect(microsoft.adjustments.some((a) => a.TransactionId === orderId)).toBe(true)
+  const adjustment = async () => (await sql<{ status: string, error: string | null }[]>(`select status, error from deliveries where conversion_id = ? and kind = 'adjustment'`, [row!.id]))[0]
+  await expect.poll(async () => (await adjustment())?.status, { timeout: 20_000 }).toBe(settled)
+  expect(microsoft.adjustments.some((a) => a.TransactionId === orderId)).toBe(settled === 'sent')
+  return (await adjustment())!
 }
 
 describe('Microsoft Advertising refresh-token rotation for refunds', () => {
@@ -93,5 +95,19 @@ describe('Microsoft Advertising refresh-token rotation for refunds', () => {
     await purchaseAndRefund('7005')
     expect(refreshedWith().slice(-2)).toEqual([stored, pasted])
     expect(await storedToken()).toBe(microsoft.issuedRefreshTokens.at(-1))
+  })
+
+  it('when Microsoft refuses the stored and the configured token, the refund fails saying to sign in again', async () => {
+    // The test above ended refreshing with the configured (pasted) token, and stored the one it got back.
+    const stored = (await storedToken())!
+    const pasted = refreshedWith().at(-1)!
+    microsoft.revokeRefreshToken(stored)
+    microsoft.revokeRefreshToken(pasted)
+    const before = microsoft.tokenRequests.length
+    const failed = await purchaseAndRefund('7006', 'failed')
+    expect(failed.error).toMatch(/invalid_grant.*sign in again/s)
+    // One refusal of each token, no more: the configured one is tried once.
+    expect(refreshedWith().slice(before)).toEqual([stored, pasted])
+    expect(failed.error).not.toContain(stored)
   })
 })
