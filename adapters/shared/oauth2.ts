@@ -1,8 +1,9 @@
 /**
  * The OAuth 2.0 refresh-token grant (RFC 6749 §6) for the adapters that hold a long-lived refresh token: Google Ads,
- * LinkedIn and Salesforce. One form POST to the token endpoint with the client's id and secret in the body
- * (client_secret_post), under the caller's fetch and abort signal; the access token is cached, keyed by a hash of
- * the credentials (never a secret: the cache may be a shared Redis), until shortly before its `expires_in` ends.
+ * LinkedIn, Microsoft Advertising and Salesforce. One form POST to the token endpoint with the client's id and
+ * secret in the body (client_secret_post), under the caller's fetch and abort signal; the access token is cached,
+ * keyed by a hash of the credentials (never a secret: the cache may be a shared Redis), until shortly before its
+ * `expires_in` ends.
  *
  * Hand-written rather than oauth4webapi: that library refuses a token answer without `token_type`, which LinkedIn's
  * refresh answer leaves out, and accepts http endpoints (our fakes) only behind an opt-out.
@@ -81,7 +82,7 @@ export interface AccessToken {
   accessToken: string
   /** The `keep` fields of the answer, under their cached names. */
   fields: Record<string, string>
-  /** A new refresh token the server issued in this exchange (Salesforce may rotate them); the caller decides what to do. */
+  /** A new refresh token the server issued in this exchange (Salesforce and Microsoft rotate them); the caller keeps it in `ctx.credentials`. */
   rotatedRefreshToken?: string
 }
 
