@@ -11,7 +11,7 @@ import { ConversionRequest, toConversionInput } from '../../core/intake/conversi
 import type { ConversionPipeline } from '../../core/delivery/pipeline.ts'
 import { DUPLICATE } from '../../core/delivery/pipeline.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
-import { derivedMessageId, siteEventFor, toAutomationBody } from './message.ts'
+import { derivedMessageId, inSegmentTerms, siteEventFor, toAutomationBody } from './message.ts'
 
 /** Segment's documented limit for one message (32 KB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024
@@ -77,7 +77,7 @@ async function takeOne(
   const event = siteEventFor(site.config, message.event.trim())
   if (!event) return 'ignored'
   const parsed = v.safeParse(ConversionRequest, toAutomationBody(message, event, options))
-  if (!parsed.success) throw new MessageError(formatIssues(parsed.issues))
+  if (!parsed.success) throw new MessageError(formatIssues(parsed.issues).map((line) => inSegmentTerms(line, message)))
   const input = toConversionInput(parsed.output)
   const messageId = input.messageId ?? derivedMessageId(message)
   const result = await conversions.accept(site, { ...input, messageId, messageIdGenerated: input.messageId === undefined || undefined }, {

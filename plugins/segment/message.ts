@@ -110,3 +110,20 @@ export function toAutomationBody(message: Json, event: string, options: { batchS
   }
   return body
 }
+
+/**
+ * An error line about the automation body, naming the Segment field it was read from instead (`properties.revenue`
+ * for `properties.value`), so the client is told about what it sent.
+ */
+export function inSegmentTerms(line: string, message: Json): string {
+  const colon = line.indexOf(':')
+  if (colon < 0) return line
+  const path = line.slice(0, colon)
+  const properties = objectOr(message.properties) ?? {}
+  const sentAs = (names: string[]) => names.find((name) => first(properties[name]) !== undefined)
+  let renamed = path
+  if (path === 'properties.value') renamed = `properties.${sentAs(['revenue', 'total', 'value']) ?? 'revenue'}`
+  else if (path === 'properties.order_id') renamed = `properties.${sentAs(['order_id', 'orderId']) ?? 'order_id'}`
+  else if (path.startsWith('properties.items')) renamed = `properties.products${path.slice('properties.items'.length)}`
+  return renamed + line.slice(colon)
+}

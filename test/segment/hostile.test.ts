@@ -107,7 +107,8 @@ describe('Segment-compatible intake: messages', () => {
     expect(body.errors.map((e) => e.index)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(body.errors[0]).toMatchObject({ messageId: 'm-nul', errors: [expect.stringMatching(/^userId: /)] })
     expect(body.errors[1]!.errors[0]).toMatch(/^context\.ip: /)
-    expect(body.errors[2]!.errors[0]).toMatch(/^properties\.value: /)
+    // Named as the client sent it (revenue), not as the automation body calls it (value).
+    expect(body.errors[2]!.errors[0]).toMatch(/^properties\.revenue: /)
     expect(body.errors[3]!.errors[0]).toMatch(/^context\.traits\.email: /)
     expect(body.errors[4]!.errors[0]).toMatch(/^message: is \d+ bytes/)
     expect(body.errors[5]!.errors).toEqual(['event: is required for a track message'])
