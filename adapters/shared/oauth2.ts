@@ -153,7 +153,8 @@ function toOAuth2Error(answer: TokenAnswer, body: Record<string, any> | undefine
   const { status } = answer
   const retryable = status >= 500 || status === 429 || status === 408
   if (typeof body?.error === 'string') {
-    const description = typeof body.error_description === 'string' ? body.error_description : ''
+    // One line, bounded: Microsoft's description spans lines (trace and correlation ids), and it lands in the report.
+    const description = typeof body.error_description === 'string' ? body.error_description.replace(/\s+/g, ' ').trim().slice(0, 500) : ''
     const hint = policy.hint?.(body.error, description)
     const message = `${policy.vendor} OAuth refused the refresh token with ${body.error}${description ? `: ${description}` : ''}${hint ? ` (${hint})` : ''}`
     return new ErrorClass(message, { status, retryable, code: body.error, answer })

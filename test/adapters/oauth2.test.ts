@@ -98,6 +98,12 @@ describe('resolveAccessToken failures', () => {
     for (const secret of Object.values(GRANT)) expect((error as Error).message).not.toContain(secret)
   })
 
+  it('an OAuth description over several lines (Microsoft adds trace ids) is one line in the message', async () => {
+    reply = { status: 400, body: { error: 'invalid_grant', error_description: 'AADSTS700082: The refresh token has expired.\r\nTrace ID: 1\r\nCorrelation ID: 2' } }
+    const error = await resolve({}).catch((caught: unknown) => caught) as Error
+    expect(error.message).toBe('Acme OAuth refused the refresh token with invalid_grant: AADSTS700082: The refresh token has expired. Trace ID: 1 Correlation ID: 2')
+  })
+
   it('a server failure or throttling without an OAuth body is retryable and quotes the body', async () => {
     reply = { status: 503, body: '<html>Service  Unavailable</html>', headers: { 'content-type': 'text/html' } }
     expect(await resolve().catch((caught: unknown) => caught)).toMatchObject({ status: 503, retryable: true, message: 'Acme OAuth answered HTTP 503 without an access token: <html>Service Unavailable</html>' })
