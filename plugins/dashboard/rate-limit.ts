@@ -1,29 +1,13 @@
 import { createHash } from 'node:crypto'
-import ipaddr from 'ipaddr.js'
 import type { Storage } from 'unstorage'
+import { overLimit as overSharedLimit } from '../../core/http/rate-limit.ts'
 
-interface Window { count: number, resetAt: number }
+export { ipSubject } from '../../core/http/rate-limit.ts'
 
 /**
- * Counts one attempt of `subject` in a fixed window, in the shared storage under `limits:` (core/storage.ts: never
- * evicted by cache traffic, expiring with the window). Returns the seconds to wait when over `limit`, else undefined.
+ * Counts one sign-in attempt of `subject` (an IP group or an address) under the limit `name`; the subject is stored
+ * hashed, so the storage holds no address. Returns the seconds to wait when over `limit`, else undefined.
  */
-export async function overLimit(storage: Storage, name: string, subject: string, limit: number, windowSeconds: number, now = Date.now()): Promise<number | undefined> {
-  const key = `limits:dashboard:${name}:${createHash('sha256').update(subject).digest('hex').slice(0, 32)}`
-  const seen = await storage.getItem<Window>(key)
-  const window = seen && seen.resetAt > now ? seen : { count: 0, resetAt: now + windowSeconds * 1000 }
-  const wait = Math.max(1, Math.ceil((window.resetAt - now) / 1000))
-  if (window.count >= limit) return wait
-  window.count += 1
-  await storage.setItem(key, window, { ttl: wait })
-  return undefined
-}
-
-/** The address an IP limit counts by: IPv6 per /64, which one subscriber usually holds whole. */
-export function ipSubject(ip: string | undefined): string {
-  if (!ip || !ipaddr.isValid(ip)) return 'unknown'
-  let address = ipaddr.parse(ip)
-  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()) address = (address as ipaddr.IPv6).toIPv4Address()
-  if (address.kind() === 'ipv4') return address.toString()
-  return `${(address as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`
+export function overLimit(storage: Storage, name: string, subject: string, limit: number, windowSeconds: number, now = Date.now()): Promise<number | undefined> {
+  return overSharedLimit(storage, `dashboard:${name}:${createHash('sha256').update(subject).digest('hex').slice(0, 32)}`, limit, windowSeconds, now)
 }
