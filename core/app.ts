@@ -31,6 +31,7 @@ import { countingConversions } from './metrics/observe.ts'
 import { createReadiness, type Readiness } from './metrics/readiness.ts'
 import { installMetricsRoutes } from './metrics/routes.ts'
 import { REQUEST_ID_HEADER } from './http/request-id.ts'
+import { describeSunset, findSunsetWarnings, toPublicSunset } from './api-sunsets.ts'
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -139,7 +140,10 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       status: () => ({ version: VERSION, base_url: baseUrl, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
     installDeliveryRoutes(routes, prepared, sites)
-    readiness = createReadiness(prepared)
+    const siteIds = config.sites.map((site) => site.id)
+    const sunsets = (now = new Date()) => findSunsetWarnings(registry, siteIds, now)
+    for (const warning of sunsets()) logger.warn(describeSunset(warning))
+    readiness = createReadiness(prepared, () => sunsets().map(toPublicSunset))
     installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 

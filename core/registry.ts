@@ -19,6 +19,19 @@ export interface AuthContext {
   credentials?: CredentialStore
 }
 
+/**
+ * The day the vendor says the pinned API version stops working, from its version.ts. dcgate warns (start-up log,
+ * /readyz) from SUNSET_WARNING_DAYS before it for every site that uses the adapter (core/api-sunsets.ts).
+ */
+export interface ApiSunset {
+  /** The pinned version the date is for: a new pin without a new date must not inherit the old one. */
+  version: string
+  /** First day the version may fail, YYYY-MM-DD (UTC). */
+  date: string
+  /** The vendor page that publishes the date. */
+  source: string
+}
+
 /** An ad platform: pure mapping to the platform's request and back, so one contract suite checks all. */
 export interface AdPlatformDefinition<O = unknown> {
   kind: 'ad-platform'
@@ -28,6 +41,8 @@ export interface AdPlatformDefinition<O = unknown> {
   label?: string
   /** The vendor API version this adapter speaks, pinned in its version.ts. */
   apiVersion: string
+  /** When the vendor retires that version, where it has published a date (version.ts). */
+  apiSunset?: ApiSunset
   /** Must accept a `baseUrl` (contract): a proxy or a fake server can stand in for the platform. */
   options: OptionsSchema<O>
   /** Most events one request may carry (the vendor's documented limit); the worker and the inline grouping batch up to it. */
@@ -122,6 +137,8 @@ export interface CrmPollerDefinition<O = unknown> {
   /** Stable name; also the key under `sites[].crm`. */
   name: string
   apiVersion: string
+  /** When the vendor retires that version, where it has published a date (version.ts). */
+  apiSunset?: ApiSunset
   options: OptionsSchema<O>
   intervalSeconds: number
   poll: (options: O, cursor: string | undefined, ctx: CrmPollContext) => Promise<CrmPollResult>

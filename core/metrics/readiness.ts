@@ -1,3 +1,4 @@
+import type { PublicSunset } from '../api-sunsets.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import { withTimeout } from './sample.ts'
 
@@ -9,6 +10,8 @@ export interface ReadinessReport {
   /** Each check and whether it passed; `failed` names the first one that did not. */
   checks: { booted: boolean, database: boolean }
   failed?: 'booted' | 'database'
+  /** Vendor API versions in use that retire soon: a reason to upgrade, not a reason to take traffic away. */
+  warnings?: PublicSunset[]
 }
 
 export interface Readiness {
@@ -25,7 +28,7 @@ const PING = { name: 'dcgate_ready', text: 'select 1 as ok' }
  * What GET /readyz answers. The database check runs at most once at a time: probes arriving while one waits share
  * its answer, so a stalled database does not collect a pile of waiting queries from an eager load balancer.
  */
-export function createReadiness(prepared: RunPrepared): Readiness {
+export function createReadiness(prepared: RunPrepared, sunsets: () => PublicSunset[] = () => []): Readiness {
   let booted = false
   let stopping = false
   let ping: Promise<boolean> | undefined
@@ -39,8 +42,10 @@ export function createReadiness(prepared: RunPrepared): Readiness {
       const up = booted && !stopping
       const database = up && await databaseAnswers()
       const checks = { booted: up, database }
-      if (!up) return { ready: false, checks, failed: 'booted' }
-      return database ? { ready: true, checks } : { ready: false, checks, failed: 'database' }
+      const warnings = sunsets()
+      const details = warnings.length ? { warnings } : {}
+      if (!up) return { ready: false, checks, failed: 'booted', ...details }
+      return database ? { ready: true, checks, ...details } : { ready: false, checks, failed: 'database', ...details }
     },
   }
 }

@@ -68,13 +68,15 @@ export function installMetricsRoutes(deps: MetricsRouteDeps): void {
     auth: 'none',
     summary: 'Readiness: boot finished and the database answers',
     description: 'Boot finished (migrations applied, the capture journal replayed) and the database answered `select 1` within 2 s. '
-      + '503 with the failed check otherwise; it turns 200 again by itself once the database answers.',
+      + '503 with the failed check otherwise; it turns 200 again by itself once the database answers. '
+      + '`warnings` lists vendor API versions a site uses that retire within 60 days (or already have); they never make it 503.',
     tags: ['Operations'],
     responses: { 200: { description: 'Ready for traffic' }, 503: { description: 'Not ready; `failed` names the check' } },
     handler: async () => {
-      const { ready, checks, failed } = await deps.readiness.check()
-      if (ready) return jsonResponse(200, { status: 'ready', checks }, new Headers(NO_STORE))
-      return jsonResponse(503, { status: 'not_ready', message: NOT_READY[failed!], failed, checks }, new Headers(NO_STORE))
+      const { ready, checks, failed, warnings } = await deps.readiness.check()
+      const details = warnings ? { warnings } : {}
+      if (ready) return jsonResponse(200, { status: 'ready', checks, ...details }, new Headers(NO_STORE))
+      return jsonResponse(503, { status: 'not_ready', message: NOT_READY[failed!], failed, checks, ...details }, new Headers(NO_STORE))
     },
   })
 }
