@@ -5,7 +5,7 @@ import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { authorizeLinkedIn } from './auth.ts'
 import { skipReason, toConversionEventsRequest } from './map.ts'
 import { parseConversionEventsResponse } from './response.ts'
-import { LINKEDIN_API_VERSION } from './version.ts'
+import { LINKEDIN_API_SUNSET, LINKEDIN_API_VERSION } from './version.ts'
 
 const RULE_URN_PREFIX = 'urn:lla:llaPartnerConversion:'
 const RULE_HINT = 'a conversion rule id: the number in Campaign Manager → Analyze → Conversion tracking, or its urn:lla:llaPartnerConversion:<id>'
@@ -56,6 +56,7 @@ export default defineAdPlatform<LinkedInOptions>({
   name: 'linkedin',
   label: 'LinkedIn',
   apiVersion: LINKEDIN_API_VERSION,
+  apiSunset: LINKEDIN_API_SUNSET,
   options: linkedInOptions,
   // BATCH_CREATE takes at most 5,000 elements a request.
   maxBatchSize: 5000,
