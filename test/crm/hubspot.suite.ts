@@ -77,6 +77,14 @@ describe('hubspot poller', () => {
     })
   })
 
+  it('searches on the date-based path (2026-09), not the v1–v3 paths HubSpot stops supporting in September 2027', async () => {
+    fake = await startFakeHubspot()
+    fake.addContact({ email: 'ada@example.com', lifecyclestage: 'salesqualifiedlead', at: at(30) })
+    const result = await poller.poll(options(), undefined, pollContext())
+    expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['POST /crm/objects/2026-09/contacts/search'])
+    expect(result.qualified).toEqual([{ email: 'ada@example.com', eventName: 'demo_booked' }])
+  })
+
   it('catches contacts that moved past SQL when their stages are listed, and reads a lead-status property', async () => {
     fake = await startFakeHubspot()
     fake.addContact({ email: 'sql@example.com', lifecyclestage: 'salesqualifiedlead', at: at(40) })

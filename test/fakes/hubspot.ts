@@ -1,6 +1,8 @@
 /**
- * A fake HubSpot serving CRM v3 contacts search, `POST /crm/v3/objects/contacts/search`, over a small table of
- * contacts the tests change. It checks what HubSpot checks and answers with HubSpot's bodies:
+ * A fake HubSpot serving contacts search over a small table of contacts the tests change, on the paths HubSpot serves
+ * today (read 2026-11-28): the date-based `POST /crm/objects/{2026-03|2026-09}/contacts/search` and the legacy
+ * `POST /crm/v3/objects/contacts/search` (unsupported from September 2027); any other version is a 404, as an
+ * unknown path is. It checks what HubSpot checks and answers with HubSpot's bodies:
  * - auth: a Bearer token (a service key or a legacy private app token); none or a wrong one → 401 INVALID_AUTHENTICATION ("Authentication credentials
  *   not found…", as reported in HubSpot/hubspot-api-nodejs#148, #432); a token without crm.objects.contacts.read →
  *   403 MISSING_SCOPES;
@@ -51,6 +53,8 @@ const LIFECYCLE_STAGES = ['subscriber', 'lead', 'marketingqualifiedlead', 'sales
 const ALWAYS_RETURNED = ['createdate', 'hs_object_id', 'lastmodifieddate']
 const OPERATORS = new Set(['EQ', 'NEQ', 'LT', 'LTE', 'GT', 'GTE', 'HAS_PROPERTY', 'NOT_HAS_PROPERTY', 'IN', 'NOT_IN'])
 const RESULT_CAP = 10_000
+/** The contacts search on every version HubSpot serves; the request and answer are the same on each. */
+const SEARCH_PATH = /^\/crm\/(?:objects\/(?:2026-03|2026-09)|v3\/objects)\/contacts\/search$/
 
 const hubspotError = (status: number, category: string, message: string, extra: Record<string, unknown> = {}): FakeReply =>
   reply(status, { status: 'error', message, correlationId: randomUUID(), category, ...extra })
@@ -151,7 +155,7 @@ export async function startFakeHubspot(init: FakeHubspotInit = {}): Promise<Fake
 
   const server = await startFakeServer(async (request) => {
     const path = request.path.split('?')[0]!
-    if (request.method === 'POST' && path === '/crm/v3/objects/contacts/search') {
+    if (request.method === 'POST' && SEARCH_PATH.test(path)) {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
       return search(request)
     }

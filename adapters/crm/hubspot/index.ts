@@ -3,7 +3,7 @@ import { defineCrmPoller } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
 import { EventName, InitialLookbackDays, NonEmpty, OverlapMinutes, httpUrl, pageSize } from '../shared/options.ts'
 import { pollHubspot } from './poll.ts'
-import { HUBSPOT_API_VERSION } from './version.ts'
+import { HUBSPOT_API_SUNSET, HUBSPOT_API_VERSION } from './version.ts'
 
 export interface HubspotOptions {
   /** A service key, or a legacy private app's access token (pat-…): both are sent as a Bearer token. */
@@ -37,10 +37,11 @@ export const hubspotOptions = strictOptions(
   'accessToken and eventName',
 ) satisfies v.GenericSchema<unknown, HubspotOptions>
 
-/** HubSpot CRM v3 contacts search, polled for contacts that reached a qualified stage. Setup and decisions: README.md. */
+/** HubSpot contacts search (date-based API 2026-09), polled for contacts that reached a qualified stage. Setup and decisions: README.md. */
 export default defineCrmPoller<HubspotOptions>({
   name: 'hubspot',
   apiVersion: HUBSPOT_API_VERSION,
+  apiSunset: HUBSPOT_API_SUNSET,
   options: hubspotOptions,
   intervalSeconds: 300,
   poll: pollHubspot,

@@ -37,7 +37,7 @@ export function toSearchRequest(options: HubspotOptions, since: Date, after: str
     limit: options.pageSize,
     ...(after === undefined ? {} : { after }),
   }
-  return { url: `${options.baseUrl}/crm/${HUBSPOT_API_VERSION}/objects/contacts/search`, body: JSON.stringify(body) }
+  return { url: `${options.baseUrl}/crm/objects/${HUBSPOT_API_VERSION}/contacts/search`, body: JSON.stringify(body) }
 }
 
 /** `{ total, results: [{ id, properties: { email, … } }], paging?: { next: { after } } }`; undefined if not that shape. */
