@@ -8,6 +8,7 @@ import { planDelivery, testAdPlatform, toResponse } from '../contract/ad-platfor
 import { HASHED_PERSON, batchOf, fixtureEvents, leadFixture, purchaseFixture, registrationFixture } from '../contract/fixtures.ts'
 import { send } from '../fakes/helpers.ts'
 import { metaErrors, startFakeMeta } from '../fakes/meta.ts'
+import { metaOracleTests } from './meta-oracles.ts'
 
 const fake = await startFakeMeta()
 afterAll(() => fake.close())
@@ -44,6 +45,8 @@ testAdPlatform<MetaOptions>({
   // Meta deduplicates on event_name + event_id (48 h, against the pixel too).
   dedupKeyIn: (body, event) => dataOf(body).some((e) => e.event_id === event.messageId && e.event_name === event.standardEvent),
   additionalTests: () => {
+    metaOracleTests(resolved)
+
     describe('meta: what reaches the Graph API', () => {
       it('the fake accepts the whole mapped request, records it, and the answer parses as sent', async () => {
         const events = fixtureEvents(new Date())

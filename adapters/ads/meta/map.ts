@@ -5,6 +5,7 @@
  */
 import type { Channel, ConversionEvent, HashedIdentity, PlatformRequest } from '../../../core/delivery/types.ts'
 import { isSha256Hex } from '../../shared/helpers.ts'
+import { toMetaClickId } from './click-ids.ts'
 import { META_API_VERSION } from './version.ts'
 
 export const META_GRAPH_URL = 'https://graph.facebook.com'
@@ -106,8 +107,11 @@ function toUserData(event: ConversionEvent): UserData {
   }
   if (event.ip) userData.client_ip_address = event.ip
   if (event.userAgent) userData.client_user_agent = event.userAgent
-  if (event.clickIds.fbc) userData.fbc = event.clickIds.fbc
-  if (event.clickIds.fbp) userData.fbp = event.clickIds.fbp
+  // As Meta's parameter builder passes them on: a malformed fbc or fbp is left out, not sent for Meta to flag.
+  const fbc = toMetaClickId(event.clickIds.fbc)
+  const fbp = toMetaClickId(event.clickIds.fbp)
+  if (fbc) userData.fbc = fbc
+  if (fbp) userData.fbp = fbp
   // The Lead Ads lead id, never hashed; as text, because a 16-digit id does not fit a JavaScript number exactly.
   if (event.qualifiedLate && event.clickIds.fb_lead_id && LEAD_ID.test(event.clickIds.fb_lead_id)) userData.lead_id = event.clickIds.fb_lead_id
   return userData
