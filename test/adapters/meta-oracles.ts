@@ -4,6 +4,7 @@
  * - facebook-nodejs-business-sdk, Meta's business SDK: every server event dcgate sends is rebuilt with the SDK's
  *   ServerEvent, UserData, CustomData and Content and serialised again; a field the SDK does not know fails.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ParamBuilder } from 'capi-param-builder-nodejs'
 import { Content, CustomData, ServerEvent, UserData } from 'facebook-nodejs-business-sdk'
@@ -83,7 +84,21 @@ function builderIds(cookies: Record<string, string>, query: Record<string, strin
  */
 const keptFromCookie = (input: string, output: string | null) => (output === input || output?.startsWith(`${input}.`) ? input : null)
 
+/** Every TypeScript file that runs in production: the composition root, the kernel, plugins and adapters. */
+function runtimeFiles(): string[] {
+  const root = new URL('../../', import.meta.url)
+  const files = ['core', 'plugins', 'adapters'].flatMap((folder) => (readdirSync(new URL(folder, root), { recursive: true }) as string[])
+    .filter((file) => file.endsWith('.ts')).map((file) => `${folder}/${file}`))
+  return ['dcgate.ts', ...files].map((file) => readFileSync(new URL(file, root), 'utf8'))
+}
+
 export function metaOracleTests(options: MetaOptions): void {
+  it("meta: Meta's SDK and parameter builder are test oracles only: no run-time file imports them", () => {
+    const files = runtimeFiles()
+    expect(files.length).toBeGreaterThan(100)
+    expect(files.filter((text) => /from ['"](capi-param-builder-nodejs|facebook-nodejs-business-sdk)['"]/.test(text))).toEqual([])
+  })
+
   const userData = (event: ConversionEvent) => (JSON.parse(meta.toRequest([event], options).body) as { data: [{ user_data?: Json }] }).data[0].user_data ?? {}
 
   describe("meta: fbc and fbp as Meta's parameter builder passes them on (capi-param-builder-nodejs)", () => {
