@@ -37,8 +37,8 @@ export interface AdPlatformDefinition<O = unknown> {
    * of it); the delivery budget is shared across instances when Redis is configured. Unset: no limit of our own.
    */
   maxRequestsPerSecond?: number
-  /** Oldest event the platform accepts, in days. */
-  maxEventAgeDays: number
+  /** Oldest event the platform accepts, in days. Unset when the vendor documents no limit: no age skip, retries bounded by attempts only. */
+  maxEventAgeDays?: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */

@@ -262,7 +262,8 @@ function interrupted(row: ClaimedDelivery): AttemptResult {
   return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
 }
 
-function tooOld(occurredAt: Date, maxDays: number, platform: string): string | undefined {
+function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string): string | undefined {
+  if (maxDays === undefined) return undefined
   const days = (Date.now() - occurredAt.getTime()) / 86_400_000
   if (days <= maxDays) return undefined
   return `the conversion happened ${Math.floor(days)} days ago; ${platform} takes events at most ${maxDays} days old`

@@ -51,6 +51,8 @@ export interface ClickIds {
   ttclid?: string
   li_fat_id?: string
   msclkid?: string
+  /** The Microsoft UET tag's visitor id (its `_uetvid` cookie), sent to Microsoft as `anonymousId`. */
+  uetvid?: string
   rdt_cid?: string
   epik?: string
   twclid?: string
