@@ -43,6 +43,12 @@ export interface AdPlatformDefinition<O = unknown> {
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */
   skipReason?: (event: ConversionEvent, options: O) => string | undefined
+  /**
+   * Pure: which request the event must go in, when one platform account takes several kinds that may not share a
+   * request (TikTok: one `event_source` per request). Undefined: the account's usual request. Events of different
+   * groups are batched apart, so `toRequest` only ever gets events of one group; they share the account's budget.
+   */
+  requestGroup?: (event: ConversionEvent, options: O) => string | undefined
   /** Pure: the events (at most maxBatchSize) as one platform request, personal data already hashed. */
   toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
   /** Pure: one outcome per event, in order; classifies success, partial failure, auth, rate limit, server error. */
