@@ -59,6 +59,8 @@ export interface ClickIds {
   ScCid?: string
   /** Meta's Lead Ads lead id (`leadgen_id`, 15-17 digits), given by the integrator; sent with a CRM-qualified lead. */
   fb_lead_id?: string
+  /** TikTok's id of a lead its lead form collected, given by the integrator; the lead then goes to TikTok as a CRM event. */
+  tt_lead_id?: string
 }
 
 export interface ConversionItem {
