@@ -52,12 +52,18 @@ export interface AdPlatformDefinition<O = unknown> {
    * of it); the delivery budget is shared across instances when Redis is configured. Unset: no limit of our own.
    */
   maxRequestsPerSecond?: number
-  /** Oldest event the platform accepts, in days. */
-  maxEventAgeDays: number
+  /** Oldest event the platform accepts, in days. Unset when the vendor documents no limit: no age skip, retries bounded by attempts only. */
+  maxEventAgeDays?: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */
   skipReason?: (event: ConversionEvent, options: O) => string | undefined
+  /**
+   * Pure: which request the event must go in, when one platform account takes several kinds that may not share a
+   * request (TikTok: one `event_source` per request). Undefined: the account's usual request. Events of different
+   * groups are batched apart, so `toRequest` only ever gets events of one group; they share the account's budget.
+   */
+  requestGroup?: (event: ConversionEvent, options: O) => string | undefined
   /** Pure: the events (at most maxBatchSize) as one platform request, personal data already hashed. */
   toRequest: (events: readonly ConversionEvent[], options: O) => PlatformRequest
   /** Pure: one outcome per event, in order; classifies success, partial failure, auth, rate limit, server error. */

@@ -18,7 +18,8 @@ export interface ReleaseFacts { state?: string, resolved_at?: Date | string | nu
  * window while its qualification is not; undefined otherwise (the usual age check then applies).
  */
 export function asLateLead(event: ConversionEvent, stored: ReleaseFacts | undefined, platform: Pick<AdPlatformDefinition<unknown>, 'name' | 'label' | 'maxEventAgeDays' | 'lateLeadRule'>, now = Date.now()): { event: ConversionEvent, note: string } | undefined {
-  if (stored?.state !== 'released' || !stored.resolved_at) return undefined
+  // No window (the vendor documents none): the lead is never late, it goes with the time it was made.
+  if (stored?.state !== 'released' || !stored.resolved_at || platform.maxEventAgeDays === undefined) return undefined
   const releasedAt = new Date(stored.resolved_at)
   const maxMs = platform.maxEventAgeDays * DAY_MS
   if (now - event.occurredAt.getTime() <= maxMs || now - releasedAt.getTime() > maxMs) return undefined

@@ -74,7 +74,9 @@ const RECORDS_PER_STATEMENT = 2000
  * An event on its way to one platform: the row, the event, and the adapter with this site's options; for a refund, the
  * adjustment (sent through the adapter's `adjustments`); `note` when a rule other than the usual one shaped it.
  */
-interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown, adjustment?: ConversionAdjustment, note?: string }
+interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown, adjustment?: ConversionAdjustment, note?: string, group?: string }
+/** Joins an account's batching key to an adapter's request group (`requestGroup`); the budget stays the account's. */
+const GROUP_MARK = '\u0001'
 type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number } | { deferredMs: number }
 /**
  * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
@@ -113,7 +115,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     maxInFlight: SENDS_IN_FLIGHT,
     lingerMs: policy.batchWindowMs,
     maxBatch: (key) => platforms.get(key)?.maxBatchSize ?? 1,
-    wait: budget.take,
+    wait: (key) => budget.take(key.split(GROUP_MARK)[0]!),
     async run(_key, items) {
       const { platform, options, adjustment } = items[0]!
       // A refresh token the platform issued in place of the configured one is kept per site (platform_credentials).
@@ -160,8 +162,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const late = asLateLead(event, stored, platform)
     const sending = late?.event ?? event
     let skip: string | undefined
+    let group: string | undefined
     try {
       skip = platform.skipReason?.(sending, configured.options)
+      group = skip ? undefined : platform.requestGroup?.(sending, configured.options)
     }
     catch (error) {
       // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
@@ -171,14 +175,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
     skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
     if (skip) return skipped(skip)
-    return { row, event: sending, platform, options: configured.options, ...(late ? { note: late.note } : {}) }
+    return { row, event: sending, platform, options: configured.options, ...(late ? { note: late.note } : {}), ...(group ? { group } : {}) }
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
   const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate> => {
     const { row, event, platform } = item
     const adjusting = item.adjustment !== undefined
-    const key = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
+    const account = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
+    // Events of another request group (TikTok's offline events) never share a request with the account's others.
+    const key = item.group ? `${account}${GROUP_MARK}${item.group}` : account
+    platforms.set(account, limitsOf(platform, adjusting))
     platforms.set(key, limitsOf(platform, adjusting))
     const sent = await sends.add(key, item, mode === 'inline' ? INLINE_PATIENCE_MS : undefined)
     if ('deferredMs' in sent) {
@@ -262,7 +269,8 @@ function interrupted(row: ClaimedDelivery): AttemptResult {
   return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
 }
 
-function tooOld(occurredAt: Date, maxDays: number, platform: string): string | undefined {
+function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string): string | undefined {
+  if (maxDays === undefined) return undefined
   const days = (Date.now() - occurredAt.getTime()) / 86_400_000
   if (days <= maxDays) return undefined
   return `the conversion happened ${Math.floor(days)} days ago; ${platform} takes events at most ${maxDays} days old`

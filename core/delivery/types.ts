@@ -51,12 +51,16 @@ export interface ClickIds {
   ttclid?: string
   li_fat_id?: string
   msclkid?: string
+  /** The Microsoft UET tag's visitor id (its `_uetvid` cookie), sent to Microsoft as `anonymousId`. */
+  uetvid?: string
   rdt_cid?: string
   epik?: string
   twclid?: string
   ScCid?: string
   /** Meta's Lead Ads lead id (`leadgen_id`, 15-17 digits), given by the integrator; sent with a CRM-qualified lead. */
   fb_lead_id?: string
+  /** TikTok's id of a lead its lead form collected, given by the integrator; the lead then goes to TikTok as a CRM event. */
+  tt_lead_id?: string
 }
 
 export interface ConversionItem {

@@ -22,8 +22,9 @@ const one = (event: ConversionEvent, opts?: MicrosoftAdsOptions): UetEvent => ma
 const goalName = (event: ConversionEvent) => (options.events[event.standardEvent] || undefined)?.eventName
 const MSCLKID = '2a9e8a5ae2d71b5a1c4b1a1e0b1a1e1c'
 const DAY_MS = 86_400_000
-/** A clock for skipReason: an hour after the fixtures' FIXED_NOW. */
-const FIXED_CLOCK = Date.parse('2026-03-02T11:00:00.000Z')
+const UETVID = '839d8b10dcb111ee9d98ad5bcaa80a53'
+/** An event Microsoft refuses: its currency is no ISO 4217 code. */
+const badCurrency = (event: ConversionEvent): ConversionEvent => ({ ...event, currency: 'EURO' })
 /** A hand-made body under the adapter's URL and headers, to see what the fake makes of it. */
 const sendBody = (body: unknown) => send({ ...microsoftAds.toRequest([], options), body: JSON.stringify(body) })
 
@@ -46,7 +47,7 @@ testAdPlatform<MicrosoftAdsOptions>({
     partial: (events) => ({
       reply: microsoftErrors.validation([
         { index: 0, propertyName: 'data[0].userData.ph', attemptedValue: '+442079460958', errorMessage: "'ph' must be a valid SHA256 string.", errorCode: 'InvalidSha256', isWarning: true },
-        { index: 1, propertyName: 'data[1].eventTime', attemptedValue: 1771840800, errorMessage: "'eventTime' must be within last 7 days.", errorCode: 'InvalidEventTime', isWarning: false },
+        { index: 1, propertyName: 'data[1].referrerUrl', attemptedValue: 'shop', errorMessage: "'referrerUrl' must be a valid URL.", errorCode: 'InvalidUrl', isWarning: false },
       ], events.length - 1),
       statuses: ['sent', 'rejected', 'sent'],
     }),
@@ -151,15 +152,35 @@ testAdPlatform<MicrosoftAdsOptions>({
         expect(one({ ...purchaseFixture(), pageUrl: 'android-app://com.example/checkout' })).not.toHaveProperty('eventSourceUrl')
       })
 
-      it('maps consent to adStorageConsent: denied → D without hashed identifiers, both granted → G, unknown → left to Microsoft\'s default', async () => {
+      it('maps ad user data to adStorageConsent: denied → D without hashed identifiers, granted → G, unknown → left to Microsoft\'s default', async () => {
         const denied = { ...purchaseFixture(new Date()), clickIds: { msclkid: MSCLKID }, consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
         expect(one(denied)).toMatchObject({ adStorageConsent: 'D', userData: { msclkid: MSCLKID, clientIpAddress: '203.0.113.7' } })
         for (const key of ['em', 'ph', 'externalId']) expect(one(denied).userData).not.toHaveProperty(key)
-        expect(one({ ...leadFixture(), consent: { adUserData: 'granted', adPersonalization: 'denied' } })).toMatchObject({ adStorageConsent: 'D', userData: { em: HASHED_PERSON.emailMicrosoft } })
+        expect(one({ ...denied, consent: { adUserData: 'denied', adPersonalization: 'granted' } }).adStorageConsent).toBe('D')
         expect(one(leadFixture()).adStorageConsent).toBe('G')
         expect(one(registrationFixture())).not.toHaveProperty('adStorageConsent')
         expect((await send(microsoftAds.toRequest([denied], options))).status).toBe(200)
         expect(fake.events.at(-1)).toMatchObject({ adStorageConsent: 'D' })
+      })
+
+      it('does not send D when only ad personalization is denied: D would also take the event out of attribution, which the person allowed', async () => {
+        const noRemarketing = { ...leadFixture(new Date()), messageId: 'msg-no-personalization', consent: { adUserData: 'granted', adPersonalization: 'denied' } } as const
+        expect(one(noRemarketing)).toMatchObject({ adStorageConsent: 'G', userData: { em: HASHED_PERSON.emailMicrosoft } })
+        expect(one({ ...noRemarketing, consent: { adUserData: 'unknown', adPersonalization: 'denied' } })).not.toHaveProperty('adStorageConsent')
+        expect((await send(microsoftAds.toRequest([noRemarketing], options))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ eventId: 'msg-no-personalization', adStorageConsent: 'G' })
+      })
+
+      it('sends the UET visitor id as userData.anonymousId, as kept; never alone as what the conversion is matched on', async () => {
+        const visitor = { ...leadFixture(new Date()), messageId: 'msg-uetvid', clickIds: { msclkid: MSCLKID, uetvid: UETVID } }
+        expect(one(visitor).userData).toMatchObject({ anonymousId: UETVID, msclkid: MSCLKID })
+        expect(one(leadFixture()).userData).not.toHaveProperty('anonymousId')
+        expect(one({ ...leadFixture(), clickIds: { uetvid: '  ' } }).userData).not.toHaveProperty('anonymousId')
+        expect((await send(microsoftAds.toRequest([visitor], options))).status).toBe(200)
+        expect(fake.events.at(-1)).toMatchObject({ eventId: 'msg-uetvid', userData: { anonymousId: UETVID } })
+        // The guide: "vid alone is not sufficient" for a conversion.
+        const onlyVisitor = { ...leadFixture(), identity: {}, clickIds: { uetvid: UETVID } }
+        expect(skipReason(onlyVisitor, options)).toBe('no msclkid, hashed email, hashed phone or external id for Microsoft to match the conversion to')
       })
 
       it('has no test mode: the request carries no test flag and the options refuse one', () => {
@@ -175,34 +196,39 @@ testAdPlatform<MicrosoftAdsOptions>({
         const schedule = { ...leadFixture(new Date()), messageId: 'msg-schedule-1', standardEvent: 'Schedule' } as const
         expect(one(schedule, custom)).toMatchObject({ eventName: 'book', customData: { eventCategory: 'calendar', eventLabel: 'demo' } })
         expect((await send(microsoftAds.toRequest([schedule], custom))).status).toBe(200)
-        expect(skipReason(registrationFixture(), custom, FIXED_CLOCK)).toBe('CompleteRegistration is turned off for Microsoft Advertising (events.CompleteRegistration is false)')
+        expect(skipReason(registrationFixture(), custom)).toBe('CompleteRegistration is turned off for Microsoft Advertising (events.CompleteRegistration is false)')
         const plan = planDelivery(microsoftAds, [leadFixture(new Date()), registrationFixture(new Date())], custom)
         expect(plan.refused).toEqual({ 'msg-signup-0001': expect.stringContaining('CompleteRegistration is turned off') })
         expect(dataOf(JSON.parse(plan.request!.body)).map((e) => e.eventId)).toEqual(['msg-lead-0001'])
       })
 
-      it('skips events older than 7 days and events with nothing to match on, each with its reason', () => {
-        const at = (days: number) => ({ ...leadFixture(), occurredAt: new Date(FIXED_CLOCK - days * DAY_MS) })
-        expect(skipReason(leadFixture(), options, FIXED_CLOCK)).toBeUndefined()
-        expect(skipReason(at(6.9), options, FIXED_CLOCK)).toBeUndefined()
-        expect(skipReason(at(7.1), options, FIXED_CLOCK)).toMatch(/^older than 7 days: .*InvalidEventTime.*offline conversion/)
-        const nobody = { ...leadFixture(), identity: { email: HASHED_PERSON.email }, clickIds: { gclid: 'G' } }
-        expect(skipReason(nobody, options, FIXED_CLOCK)).toBe('no msclkid, hashed email, hashed phone or external id for Microsoft to match the conversion to')
-        const withheld = { ...leadFixture(), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
-        expect(skipReason(withheld, options, FIXED_CLOCK)).toMatch(/denied ad user data/)
-        expect(skipReason({ ...withheld, clickIds: { msclkid: MSCLKID } }, options, FIXED_CLOCK)).toBeUndefined()
-        expect(microsoftAds.skipReason!(leadFixture(new Date()), options)).toBeUndefined() // the pipeline's call, on the real clock
+      it('has no event-age window, since Microsoft documents none: a 30-day-old conversion is sent and the fake takes it', async () => {
+        expect(microsoftAds.maxEventAgeDays).toBeUndefined()
+        const old = { ...leadFixture(new Date()), messageId: 'msg-30-days', occurredAt: new Date(Date.now() - 30 * DAY_MS) }
+        expect(skipReason(old, options)).toBeUndefined()
+        const response = await send(microsoftAds.toRequest([old], options))
+        expect(microsoftAds.parseResponse(response, [old])).toEqual([{ status: 'sent' }])
+        expect(fake.events.at(-1)).toMatchObject({ eventId: 'msg-30-days', eventTime: Math.floor(old.occurredAt.getTime() / 1000) })
       })
 
-      it('gets Microsoft\'s per-event verdicts back on the right events: an event past the window is rejected, the rest are sent', async () => {
-        const old = { ...leadFixture(new Date()), messageId: 'msg-too-old', occurredAt: new Date(Date.now() - 8 * DAY_MS) }
-        const events = [purchaseFixture(new Date()), old, registrationFixture(new Date())]
+      it('skips events with nothing to match on, with the reason', () => {
+        expect(skipReason(leadFixture(), options)).toBeUndefined()
+        const nobody = { ...leadFixture(), identity: { email: HASHED_PERSON.email }, clickIds: { gclid: 'G' } }
+        expect(skipReason(nobody, options)).toBe('no msclkid, hashed email, hashed phone or external id for Microsoft to match the conversion to')
+        const withheld = { ...leadFixture(), consent: { adUserData: 'denied', adPersonalization: 'denied' } } as const
+        expect(skipReason(withheld, options)).toMatch(/denied ad user data/)
+        expect(skipReason({ ...withheld, clickIds: { msclkid: MSCLKID } }, options)).toBeUndefined()
+      })
+
+      it('gets Microsoft\'s per-event verdicts back on the right events: an invalid event is rejected, the rest are sent', async () => {
+        const invalid = { ...badCurrency(leadFixture(new Date())), messageId: 'msg-bad-currency', value: 10 }
+        const events = [purchaseFixture(new Date()), invalid, registrationFixture(new Date())]
         const response = await send(microsoftAds.toRequest(events, options))
         expect(response.status).toBe(200)
         expect(fake.events.slice(-2).map((e) => e.eventId)).toEqual(['msg-purchase-0001', 'msg-signup-0001'])
         const outcomes = microsoftAds.parseResponse(response, events)
         expect(outcomes.map((o) => o.status)).toEqual(['sent', 'rejected', 'sent'])
-        expect(outcomes[1]).toMatchObject({ message: "Microsoft UET CAPI refused the event: data[1].eventTime: 'eventTime' must be within last 7 days. (InvalidEventTime). Microsoft takes events up to 7 days old; import older conversions as offline conversions" })
+        expect(outcomes[1]).toMatchObject({ message: "Microsoft UET CAPI refused the event: data[1].customData.currency: 'currency' must be a 3-letter ISO 4217 code. (InvalidEnumValue)" })
       })
     })
 
@@ -212,22 +238,22 @@ testAdPlatform<MicrosoftAdsOptions>({
       })
 
       it('maps a partial failure in a batch of 25 back to its events: listed errors rejected, the unlisted retried until told apart', async () => {
-        const old = (i: number) => ({ ...leadFixture(new Date()), messageId: `msg-old-${i}`, occurredAt: new Date(Date.now() - 8 * DAY_MS) })
+        const bad = (i: number) => ({ ...badCurrency(purchaseFixture(new Date())), messageId: `msg-bad-${i}` })
         const fresh = (i: number) => ({ ...purchaseFixture(new Date()), messageId: `msg-fresh-${i}` })
-        const events = Array.from({ length: 25 }, (_, i) => i % 2 === 0 && i < 24 ? old(i) : fresh(i))
-        const oldIds = events.filter((e) => e.messageId.startsWith('msg-old')).map((e) => e.messageId)
-        expect(oldIds).toHaveLength(12)
+        const events = Array.from({ length: 25 }, (_, i) => i % 2 === 0 && i < 24 ? bad(i) : fresh(i))
+        const badIds = events.filter((e) => e.messageId.startsWith('msg-bad')).map((e) => e.messageId)
+        expect(badIds).toHaveLength(12)
         const first = await send(microsoftAds.toRequest(events, options))
         expect(JSON.parse(first.body)).toMatchObject({ eventsReceived: 13 })
         const outcomes = microsoftAds.parseResponse(first, events)
         // Microsoft lists the first 10 errors: those 10 events are rejected; the 2 unlisted bad ones cannot be told
         // from the 13 processed, so all 15 are sent again (a processed one is deduplicated by its eventId).
         const byId = new Map(events.map((e, i) => [e.messageId, outcomes[i]!.status]))
-        expect(oldIds.slice(0, 10).map((id) => byId.get(id))).toEqual(Array(10).fill('rejected'))
+        expect(badIds.slice(0, 10).map((id) => byId.get(id))).toEqual(Array(10).fill('rejected'))
         const again = events.filter((e) => byId.get(e.messageId) === 'retry')
-        expect(again.map((e) => e.messageId)).toEqual(events.map((e) => e.messageId).filter((id) => !oldIds.slice(0, 10).includes(id)))
+        expect(again.map((e) => e.messageId)).toEqual(events.map((e) => e.messageId).filter((id) => !badIds.slice(0, 10).includes(id)))
         const second = microsoftAds.parseResponse(await send(microsoftAds.toRequest(again, options)), again)
-        expect(again.filter((_, i) => second[i]!.status === 'rejected').map((e) => e.messageId)).toEqual(oldIds.slice(10))
+        expect(again.filter((_, i) => second[i]!.status === 'rejected').map((e) => e.messageId)).toEqual(badIds.slice(10))
         expect(second.filter((o) => o.status === 'sent')).toHaveLength(13)
       })
 

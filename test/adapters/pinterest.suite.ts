@@ -101,7 +101,22 @@ testAdPlatform<PinterestOptions>({
         expect(one(event)).toMatchObject({ event_name: 'checkout', event_time: Math.floor(event.occurredAt.getTime() / 1000), event_id: 'msg-purchase-0001' })
         expect(Number.isInteger(one(event).event_time)).toBe(true)
         expect(mapped(fixtureEvents()).map((e) => e.event_name)).toEqual(['checkout', 'lead', 'signup'])
-        expect(one({ ...leadFixture(), standardEvent: 'Schedule' }).event_name).toBe('schedule')
+        expect(one({ ...leadFixture(), standardEvent: 'Schedule' }).event_name).toBe('custom')
+      })
+
+      it('sends every standard event under a name of the reference\'s list, which the fake processes; the options refuse names outside it', async () => {
+        const now = new Date()
+        const events: ConversionEvent[] = (['Purchase', 'Lead', 'CompleteRegistration', 'Schedule'] as const)
+          .map((standardEvent, i) => ({ ...leadFixture(now), messageId: `msg-name-${i}`, standardEvent }))
+        const response = await send(pinterest.toRequest(events, resolved))
+        expect(response.status).toBe(200)
+        expect(pinterest.parseResponse(response, events).map((o) => o.status)).toEqual(['sent', 'sent', 'sent', 'sent'])
+        expect(fake.events.slice(-4).map((e) => e.event_name)).toEqual(['checkout', 'lead', 'signup', 'custom'])
+        // Names the guide's table shows but the reference's event_name list does not.
+        for (const name of ['schedule', 'contact', 'start_trial', 'submit_application', 'find_location', 'app_open']) {
+          expect(v.safeParse(pinterest.options, { ...options, eventNames: { Schedule: name } }).success, name).toBe(false)
+        }
+        expect(v.parse(pinterest.options, { ...options, eventNames: { Schedule: 'lead' } }).eventNames).toMatchObject({ Schedule: 'lead' })
       })
 
       it('maps the channel to action_source: web for online and BOPIS, offline for in-store and phone', () => {
@@ -164,8 +179,8 @@ testAdPlatform<PinterestOptions>({
       })
 
       it('lets a site override event names, or not send a standard event at all (skipped, never in a request)', () => {
-        const custom = v.parse(pinterest.options, { ...options, eventNames: { Lead: 'contact', Schedule: false } })
-        expect(one(leadFixture(), custom).event_name).toBe('contact')
+        const custom = v.parse(pinterest.options, { ...options, eventNames: { Lead: 'subscribe', Schedule: false } })
+        expect(one(leadFixture(), custom).event_name).toBe('subscribe')
         expect(one(purchaseFixture(), custom).event_name).toBe('checkout')
         const schedule: ConversionEvent = { ...leadFixture(), standardEvent: 'Schedule' }
         expect(pinterest.skipReason!(schedule, custom)).toBe('this site does not send Schedule to Pinterest (eventNames.Schedule is false)')
@@ -209,9 +224,10 @@ testAdPlatform<PinterestOptions>({
         expect(fake.events.slice(-2).map((e) => e.event_id)).toEqual(['msg-purchase-0001', 'msg-signup-0001'])
       })
 
-      it('the fake refuses milliseconds in event_time and unhashed emails per event', async () => {
+      it('the fake refuses milliseconds in event_time, unhashed emails and event names outside the reference\'s list per event', async () => {
         const event = one(leadFixture(new Date()))
         const cases = [
+          [{ ...event, event_name: 'schedule' }, 'Invalid event_name parameter: schedule'],
           [{ ...event, event_time: event.event_time * 1000 }, 'Given timestamp is in the future'],
           [{ ...event, user_data: { em: ['john@contoso.com'] } }, 'Invalid user_data.em parameter'],
         ] as const

@@ -225,8 +225,66 @@ testAdPlatform<TikTokOptions>({
       })
     })
 
-    describe('tiktok: website events only, as the Events API 2.0 reference asks', () => {
-      it('skips a sale in a store or by phone, and an online one without a page URL, saying why; never an incomplete web event', () => {
+    describe('tiktok: offline and CRM events, each in a request of its own (event sources of the Events API 2.0 reference)', () => {
+      const sources = withOptions({ offlineEventSetId: fake.offlineEventSetId, crmEventSetId: fake.crmEventSetId })
+      const store = { ...purchaseFixture(new Date()), messageId: 'msg-store-1', channel: 'in_store', clickIds: { ttclid: 'E.C.P.store' } } as const
+      const crmLead: ConversionEvent = { ...leadFixture(new Date()), messageId: 'msg-crm-1', event: 'qualified_lead', clickIds: { tt_lead_id: '7312345678901234567' } }
+
+      it('takes the event set ids as digits (a number works too) and refuses anything else', () => {
+        expect(withOptions({ offlineEventSetId: 7301234567890 })).toMatchObject({ offlineEventSetId: '7301234567890' })
+        for (const bad of ['store', 'C7301', '', 12.5]) expect(v.safeParse(tiktok.options, { ...resolved, offlineEventSetId: bad }).success, String(bad)).toBe(false)
+        expect(v.safeParse(tiktok.options, { ...resolved, crmEventSetId: 'crm' }).success).toBe(false)
+      })
+
+      it('sends a sale in a store or by phone as an offline event to the Offline Event Set: email and phone only, no page, IP, user agent or ttclid', async () => {
+        expect(tiktok.requestGroup!(store, sources)).toBe('offline')
+        expect(tiktok.requestGroup!(purchaseFixture(), sources)).toBeUndefined()
+        expect(tiktok.skipReason!(store, sources)).toBeUndefined()
+        const phone = { ...store, messageId: 'msg-phone-1', channel: 'phone' } as const
+        const body = mapped([store, phone], sources)
+        expect(body).toMatchObject({ event_source: 'offline', event_source_id: fake.offlineEventSetId })
+        expect(body.data[0]).toMatchObject({ event: 'Purchase', event_id: 'msg-store-1', user: { email: HASHED_PERSON.email, phone: HASHED_PERSON.phoneE164 }, properties: { value: 129.85, currency: 'EUR', order_id: 'A-1001' } })
+        for (const key of ['ttclid', 'ip', 'user_agent', 'external_id']) expect(body.data[0]!.user).not.toHaveProperty(key)
+        expect(body.data[0]).not.toHaveProperty('page')
+        const response = await send(tiktok.toRequest([store, phone], sources))
+        expect(tiktok.parseResponse(response, [store, phone])).toEqual([{ status: 'sent' }, { status: 'sent' }])
+        expect(fake.batches.at(-1)).toMatchObject({ eventSource: 'offline', eventSourceId: fake.offlineEventSetId })
+      })
+
+      it('skips an offline event without the option, without email or phone, or that may not be sent unlimited (no limited_data_use offline)', () => {
+        expect(tiktok.skipReason!(store, resolved)).toMatch(/^a sale in a store is an offline event for TikTok: set offlineEventSetId/)
+        expect(tiktok.skipReason!({ ...store, identity: {} }, sources)).toBe('no hashed email or phone: TikTok matches an offline event by those only')
+        expect(tiktok.skipReason!({ ...store, limitedDataUse: {} }, sources)).toMatch(/cannot carry limited_data_use .* not sent$/)
+        expect(tiktok.skipReason!({ ...store, consent: { adUserData: 'denied', adPersonalization: 'granted' } }, sources)).toMatch(/cannot carry limited_data_use/)
+      })
+
+      it('sends a lead from TikTok\'s lead form as a CRM event when crmEventSetId is set: lead.lead_id, the site\'s event key as its custom name', async () => {
+        expect(tiktok.requestGroup!(crmLead, sources)).toBe('crm')
+        expect(tiktok.requestGroup!(crmLead, resolved)).toBeUndefined()
+        const body = mapped([crmLead], sources)
+        expect(body).toMatchObject({ event_source: 'crm', event_source_id: sources.crmEventSetId })
+        expect(body.data[0]).toMatchObject({ event: 'qualified_lead', event_id: 'msg-crm-1', lead: { lead_id: '7312345678901234567', lead_event_source: 'dcgate' }, user: { email: HASHED_PERSON.email } })
+        for (const key of ['ip', 'user_agent']) expect(body.data[0]!.user).not.toHaveProperty(key)
+        expect(body.data[0]).not.toHaveProperty('page')
+        const response = await send(tiktok.toRequest([crmLead], sources))
+        expect(tiktok.parseResponse(response, [crmLead])).toEqual([{ status: 'sent' }])
+        expect(fake.batches.at(-1)).toMatchObject({ eventSource: 'crm', data: [expect.objectContaining({ lead: expect.objectContaining({ lead_id: '7312345678901234567' }) })] })
+      })
+
+      it('the fake refuses what the reference does not let a source take: another source\'s id, web-only fields, a CRM event without lead_id', async () => {
+        const offline = JSON.parse(tiktok.toRequest([store], sources).body) as TrackBody
+        const answer = async (body: unknown) => JSON.parse((await send({ ...tiktok.toRequest([], sources), body: JSON.stringify(body) })).body) as { code: number, message: string }
+        expect(await answer({ ...offline, event_source_id: fake.pixelCode })).toMatchObject({ code: 40001 })
+        expect(await answer({ ...offline, data: [{ ...offline.data[0], user: { ip: '203.0.113.7' } }] })).toMatchObject({ code: 40002, message: 'data[0]: user.ip is not supported for offline events.' })
+        expect(await answer({ ...offline, data: [{ ...offline.data[0], limited_data_use: true }] })).toMatchObject({ code: 40002 })
+        const crm = JSON.parse(tiktok.toRequest([crmLead], sources).body) as TrackBody
+        const { lead: _lead, ...noLead } = crm.data[0]!
+        expect(await answer({ ...crm, data: [noLead] })).toMatchObject({ code: 40002, message: 'data[0]: lead.lead_id is required for crm events.' })
+      })
+    })
+
+    describe('tiktok: website events need a page, as the Events API 2.0 reference asks', () => {
+      it('skips a sale in a store or by phone when no Offline Event Set is configured, and an online one without a page URL, saying why; never an incomplete web event', () => {
         const store = { ...purchaseFixture(), channel: 'in_store' } as const
         expect(tiktok.skipReason!(store, resolved)).toMatch(/^a sale in a store is an offline event for TikTok/)
         expect(tiktok.skipReason!({ ...purchaseFixture(), channel: 'phone' }, resolved)).toMatch(/^a sale by phone is an offline event/)

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies } from '../../plugins/capture/client/click-ids.ts'
+import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
 import { allowed, initialConsent, needsBanner } from '../../plugins/capture/client/consent.ts'
 import { CLICK_ID_KEYS, PROTOCOL_VERSION, SCRIPT_TAG_ID } from '../../plugins/capture/client/constants.ts'
 import { toDevice, toHex } from '../../plugins/capture/client/fingerprint.ts'
@@ -91,6 +91,13 @@ describe('click ids', () => {
     expect(withMetaCookies({ fbc: `fb.1.${T}.FromUrl` }, cookies, T, false).fbc).toBe(`fb.1.${T}.FromUrl`)
     expect(withMetaCookies({}, '', T, false)).toEqual({})
     expect(withMetaCookies({}, '', T, true).fbp).toMatch(new RegExp(`^fb\\.1\\.${T}\\.\\d{10}$`))
+  })
+
+  it("takes the UET tag's visitor id from _uetvid, keeps the kept one without the cookie, and never makes one up", () => {
+    expect(withUetVisitorId({ gclid: 'G' }, 'a=1; _uetvid=839d8b10dcb111ee9d98ad5bcaa80a53')).toEqual({ gclid: 'G', uetvid: '839d8b10dcb111ee9d98ad5bcaa80a53' })
+    expect(withUetVisitorId({ uetvid: 'kept' }, '_uetvid=')).toEqual({ uetvid: 'kept' })
+    expect(withUetVisitorId({}, '_uetsid=abc')).toEqual({})
+    expect(withUetVisitorId({}, `_uetvid=${'a'.repeat(481)}`)).toEqual({})
   })
 
   it('reads cookies and stored ids defensively', () => {

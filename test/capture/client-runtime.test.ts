@@ -158,6 +158,22 @@ describe("banner 'off'", () => {
     expect(collects(second.sent)[0]!.body).toMatchObject({ sid: collects(first.sent)[0]!.body.sid, vid: collects(first.sent)[0]!.body.vid, clickIds: { gclid: 'G-1' } })
   })
 
+  it("keeps the Microsoft UET tag's visitor id (_uetvid) where the site runs the tag, also after 90 days", async () => {
+    const uetvid = '839d8b10dcb111ee9d98ad5bcaa80a53'
+    const page = await browse({ settings: { forms: [], banner: 'off' }, cookie: `_uetsid=839d68a0dcb111ee9ec2071df89e6b38; _uetvid=${uetvid}` })
+    const [hit] = collects(page.sent)
+    valid(CollectBody, hit!.body)
+    expect(hit!.body.clickIds).toMatchObject({ gclid: 'G-1', uetvid })
+    expect(JSON.parse(page.storage.get('dc_cids')!)).toMatchObject({ uetvid })
+    // A later page load without the cookie (the tag removed) still sends the kept one, however old.
+    const stored = { dc_cids: JSON.stringify({ uetvid, _t: { uetvid: Date.now() - 200 * 86_400_000 } }) }
+    const later = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/next', stored })
+    expect(collects(later.sent)[0]!.body.clickIds).toMatchObject({ uetvid })
+    // No UET tag, no id: dcgate does not make one up.
+    const without = await browse({ settings: { forms: [], banner: 'off' } })
+    expect(collects(without.sent)[0]!.body.clickIds).not.toHaveProperty('uetvid')
+  })
+
   it('stops sending a kept click id 90 days after it was first seen', async () => {
     const day = 86_400_000
     const stored = { dc_cids: JSON.stringify({ gclid: 'G-old', msclkid: 'M-recent', _t: { gclid: Date.now() - 91 * day, msclkid: Date.now() - 10 * day } }) }
@@ -274,11 +290,13 @@ describe("banner 'eu'", () => {
   })
 
   it('a stored refusal skips the banner and keeps ids out', async () => {
-    const page = await browse({ settings: { forms: [], banner: 'eu' }, stored: { dc_consent: 'denied' }, answer: { ok: true, consent: { required: true, banner: 'eu' } } })
+    const page = await browse({ settings: { forms: [], banner: 'eu' }, stored: { dc_consent: 'denied' }, cookie: '_uetvid=839d8b10dcb111ee9d98ad5bcaa80a53', answer: { ok: true, consent: { required: true, banner: 'eu' } } })
     expect(page.banner.mounted).toBe(false)
     expect(collects(page.sent)).toHaveLength(1)
     expect(collects(page.sent)[0]!.body).toMatchObject({ consent: 'denied' })
     expect(collects(page.sent)[0]!.body).not.toHaveProperty('vid')
+    expect(collects(page.sent)[0]!.body).not.toHaveProperty('clickIds')
+    expect(page.storage.has('dc_cids')).toBe(false)
     expect(page.dcutils().sessionId()).toBeUndefined()
   })
 })

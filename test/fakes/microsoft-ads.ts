@@ -1,7 +1,8 @@
 /**
  * A fake Microsoft UET Conversions API: POST /v1/{tagId}/events with `Authorization: Bearer <token>`. It checks
  * what the real endpoint checks (research: ad-platforms-microsoft-reddit-pinterest-x-crm-webhooks.md §A1.1, and
- * Microsoft's CAPI guide) and answers with its bodies: `{ eventsReceived }` on success, `{ error: { code: "ValidationError",
+ * Microsoft's CAPI guide, read 2026-11-28: no age limit on eventTime, `anonymousId` taken in any format) and answers
+ * with its bodies: `{ eventsReceived }` on success, `{ error: { code: "ValidationError",
  * message, details[] } }` per event (200 with continueOnValidationError, else 400), and 401 "Unauthorized".
  * Queue microsoftErrors.* replies to inject throttling or server failures.
  *
@@ -59,7 +60,7 @@ export interface FakeMicrosoftAds extends FakeServer {
 export interface FakeMicrosoftAdsOptions {
   tagId?: string
   apiToken?: string
-  /** The fake's clock, in ms, for the 7-day window. */
+  /** The fake's clock, in ms (events in the future, refresh-token lifetimes). */
   now?: () => number
   /** Conversion goals by name → the event action they count (ConversionName of an adjustment); default Purchases → purchase. */
   goals?: Record<string, string>
@@ -111,7 +112,6 @@ export const microsoftErrors = {
 }
 
 const MAX_EVENTS = 1000
-const SEVEN_DAYS_S = 7 * 86_400
 /** How far in the future the fake lets eventTime be (clock skew). */
 const FUTURE_SKEW_S = 10 * 60
 /** Microsoft: msclkid "must be a valid UUID"; the 32-hex form Microsoft appends to URLs parses as one. */
@@ -269,7 +269,7 @@ function checkEvent(event: unknown, index: number, nowS: number): { details: Uet
   if (time === undefined || time === null) fail('eventTime', time, "'eventTime' must not be empty.", 'Empty')
   else if (typeof time !== 'number' || !Number.isInteger(time)) fail('eventTime', time, "'eventTime' must be a UNIX timestamp in seconds.", 'InvalidEventTime')
   else if (time > nowS + FUTURE_SKEW_S) fail('eventTime', time, "'eventTime' must not be in the future.", 'InvalidEventTime')
-  else if (time < nowS - SEVEN_DAYS_S) fail('eventTime', time, "'eventTime' must be within last 7 days.", 'InvalidEventTime')
+  // No lower bound: the guide documents no age limit for eventTime (adapter README "Event age").
   if (event.eventType === 'pageLoad' && !event.eventSourceUrl) fail('eventSourceUrl', event.eventSourceUrl, "'eventSourceUrl' must not be empty.", 'Empty')
   for (const field of ['eventSourceUrl', 'referrerUrl']) {
     const url = event[field]

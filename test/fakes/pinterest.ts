@@ -4,7 +4,6 @@
  * with Pinterest's bodies: 200 ConversionApiResponse, 422 DetailedError (code 953) with the same per-event results
  * when some event failed, `{ code, message }` otherwise. Queue pinterestErrors.* replies to inject failures.
  */
-import { PINTEREST_EVENT_NAMES } from '../../adapters/ads/pinterest/map.ts'
 import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
 import { bearer, isObject, isSha256Hex, jsonBody } from './helpers.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
@@ -54,7 +53,14 @@ export const pinterestErrors = {
 }
 
 const ACTION_SOURCES = new Set(['web', 'offline', 'app_android', 'app_ios'])
-const EVENT_NAMES = new Set<string>(PINTEREST_EVENT_NAMES)
+/**
+ * The reference's event_name list (v5 OpenAPI 5.23.0, `events/create`, read 2026-11-28), kept here rather than
+ * imported from the adapter, so that a name the adapter wrongly thinks valid (such as `schedule`) is refused.
+ */
+const EVENT_NAMES = new Set([
+  'add_payment_info', 'add_to_cart', 'add_to_wishlist', 'app_install', 'checkout', 'custom', 'initiate_checkout',
+  'lead', 'page_visit', 'search', 'signup', 'subscribe', 'view_category', 'view_content', 'watch_video',
+])
 const HASHED_KEYS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country', 'external_id', 'hashed_maids']
 const DAY_S = 86_400
 /** Pinterest takes events at most 7 days old. */

@@ -9,6 +9,11 @@
  * request as a whole; the fake names the first invalid event (`data[1]: …`) in the 40002 message, which is our
  * model, not a documented format (README "Partial failures"). A web event without `page.url` is refused: the
  * parameter reference marks `page` required for web events.
+ *
+ * Event sources (reference read 2026-11-28, README "Event sources"): `event_source_id` must be the pixel code for
+ * `web`, the Offline Event Set id for `offline`, the CRM Event Set id for `crm` (else 40001). Offline and CRM events
+ * need `event_id`; CRM events need `lead.lead_id`. A `user` key, `page` or `limited_data_use` that the reference
+ * gives only to other sources is refused (40002): our strict reading of "only web events may specify this field".
  */
 import { isTikTokCurrency } from '../../adapters/ads/tiktok/currencies.ts'
 import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
@@ -17,12 +22,16 @@ import { startFakeServer, type FakeReply, type FakeServer } from './server.ts'
 
 export interface TikTokBatch {
   pixelCode: string
+  eventSource: 'web' | 'app' | 'offline' | 'crm'
+  eventSourceId: string
   testEventCode?: string
   data: Record<string, unknown>[]
 }
 
 export interface FakeTikTok extends FakeServer {
   pixelCode: string
+  offlineEventSetId: string
+  crmEventSetId: string
   accessToken: string
   /** Every request TikTok accepted, in order. */
   batches: TikTokBatch[]
@@ -41,6 +50,12 @@ export interface FakeTikTokOptions {
 const EVENT_SOURCES = new Set(['web', 'app', 'offline', 'crm'])
 const HASHED_USER_KEYS = ['email', 'phone', 'external_id']
 const PLAIN_USER_KEYS = ['ttclid', 'ttp', 'ip', 'user_agent', 'locale']
+/** The `user` keys each source may carry, per the reference ("only web events…", "web and CRM events…"). */
+const USER_KEYS_FOR: Record<string, readonly string[]> = {
+  web: ['ttclid', 'email', 'phone', 'external_id', 'ttp', 'ip', 'user_agent', 'locale'],
+  offline: ['email', 'phone'],
+  crm: ['email', 'phone', 'external_id'],
+}
 const DAY_S = 86_400
 /** How far in the future event_time may be (clock skew). */
 const FUTURE_SKEW_S = 10 * 60
@@ -67,6 +82,9 @@ export const tiktokErrors = {
 
 export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<FakeTikTok> {
   const pixelCode = options.pixelCode ?? 'CFAKEPIXEL0123456789'
+  const offlineEventSetId = '7301234567890123456'
+  const crmEventSetId = '7309876543210987654'
+  const sourceIds: Record<string, string> = { web: pixelCode, offline: offlineEventSetId, crm: crmEventSetId }
   const accessToken = options.accessToken ?? 'fake0events0api0token0123456789abcdef0123'
   const version = options.version ?? TIKTOK_API_VERSION
   const now = options.now ?? Date.now
@@ -83,16 +101,20 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     if (token !== accessToken) return tiktokErrors.invalidToken()
     const body = jsonBody(request)
     if (!body) return tiktokErrors.invalidParameter('The request body must be a JSON object.')
-    if (body.event_source_id !== undefined && body.event_source_id !== pixelCode) return tiktokErrors.noPermission(String(body.event_source_id))
+    // Permission first: an event source id the token may not use is refused whatever the events.
+    const eventSource = body.event_source as TikTokBatch['eventSource']
+    if (body.event_source_id !== undefined && body.event_source_id !== sourceIds[eventSource]) return tiktokErrors.noPermission(String(body.event_source_id))
     const problem = checkBody(body, now() / 1000)
     if (problem) return tiktokErrors.invalidParameter(problem)
     const testEventCode = body.test_event_code as string | undefined
-    batches.push({ pixelCode, ...(testEventCode ? { testEventCode } : {}), data: body.data as Record<string, unknown>[] })
+    batches.push({ pixelCode, eventSource, eventSourceId: String(body.event_source_id), ...(testEventCode ? { testEventCode } : {}), data: body.data as Record<string, unknown>[] })
     return { status: 200, body: { code: 0, message: 'OK', request_id: requestId(), data: {} } }
   })
   return {
     ...server,
     pixelCode,
+    offlineEventSetId,
+    crmEventSetId,
     accessToken,
     batches,
     get events() {
@@ -111,7 +133,7 @@ function checkBody(body: Record<string, unknown>, nowS: number): string | undefi
   if (!Array.isArray(data) || data.length === 0) return 'data is required and must be a non-empty array.'
   if (data.length > 1000) return `Too many events in data: at most 1000 per request, got ${data.length}.`
   for (const [index, event] of data.entries()) {
-    const problem = checkEvent(event, nowS) ?? (body.event_source === 'web' ? checkWebEvent(event) : undefined)
+    const problem = checkEvent(event, nowS) ?? checkForSource(event as Record<string, unknown>, body.event_source)
     if (problem) return `data[${index}]: ${problem}`
   }
   return undefined
@@ -130,10 +152,21 @@ function checkEvent(event: unknown, nowS: number): string | undefined {
   return checkUser(event.user) ?? checkProperties(event.properties)
 }
 
-/** The reference: `page` is required on web events, and `page.url` is the page the event happened on. */
-function checkWebEvent(event: Record<string, unknown>): string | undefined {
+/**
+ * What the reference asks of each source: `page.url` on web events; `event_id` on offline and CRM events;
+ * `lead.lead_id` on CRM events; `page`, `limited_data_use` and some `user` keys on the sources that take them only.
+ */
+function checkForSource(event: Record<string, unknown>, source: string): string | undefined {
   const page = event.page
-  if (!isObject(page) || typeof page.url !== 'string' || !page.url) return 'page.url is required for web events.'
+  if (source === 'web') return isObject(page) && typeof page.url === 'string' && page.url ? undefined : 'page.url is required for web events.'
+  if (source === 'app') return undefined
+  if (typeof event.event_id !== 'string' || !event.event_id) return `event_id is required for ${source} events.`
+  if (page !== undefined) return `page is only for web events, not ${source} events.`
+  if (event.limited_data_use !== undefined) return `limited_data_use is only for web and app events, not ${source} events.`
+  const user = isObject(event.user) ? event.user : {}
+  const extra = Object.keys(user).find((key) => !USER_KEYS_FOR[source]!.includes(key))
+  if (extra) return `user.${extra} is not supported for ${source} events.`
+  if (source === 'crm' && !(isObject(event.lead) && typeof event.lead.lead_id === 'string' && event.lead.lead_id)) return 'lead.lead_id is required for crm events.'
   return undefined
 }
 

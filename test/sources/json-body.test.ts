@@ -47,6 +47,10 @@ describe('click ids from name/value pairs', () => {
     })
   })
 
+  it("reads the Microsoft UET tag's _uetvid cookie a storefront saved with the order as uetvid", () => {
+    expect(clickIdsFrom([['_uetvid', '839d8b10dcb111ee9d98ad5bcaa80a53'], ['_uetsid', 'session']])).toEqual({ uetvid: '839d8b10dcb111ee9d98ad5bcaa80a53' })
+  })
+
   it('keeps the first usable value and skips empty, non-text and over-long ones', () => {
     expect(clickIdsFrom([['gclid', '  '], ['gclid', 7], ['gclid', 'x'.repeat(2049)], ['gclid', 'first'], ['gclid', 'second']])).toEqual({ gclid: 'first' })
   })

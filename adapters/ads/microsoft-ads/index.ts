@@ -3,7 +3,7 @@ import type { StandardEvent } from '../../../core/delivery/types.ts'
 import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
 import { httpUrl, perStandardEvent } from '../../shared/options.ts'
-import { DEFAULT_EVENTS, MAX_EVENT_AGE_DAYS, UET_CAPI_URL, skipReason, toUetRequest, type MicrosoftAdsOptions, type UetGoalEvent } from './map.ts'
+import { DEFAULT_EVENTS, UET_CAPI_URL, skipReason, toUetRequest, type MicrosoftAdsOptions, type UetGoalEvent } from './map.ts'
 import { fromUetResponse } from './response.ts'
 import { CAMPAIGN_API_URL, MICROSOFT_TOKEN_URL, adjustmentSkipReason, authorizeAdjustments, toOnlineAdjustmentsRequest, type MicrosoftAdjustmentOptions } from './map-adjustments.ts'
 import { parseOnlineAdjustmentsResponse } from './response-adjustments.ts'
@@ -85,8 +85,7 @@ export default defineAdPlatform<MicrosoftAdsOptions>({
   maxBatchSize: 1000,
   // The guide publishes no request rate: a safe cap (README "Batches and rate"); a 429 is retried after Retry-After.
   maxRequestsPerSecond: 10,
-  // eventTime must fall within the last 7 days (InvalidEventTime); older events are skipped by skipReason.
-  maxEventAgeDays: MAX_EVENT_AGE_DAYS,
+  // No maxEventAgeDays: the UET Conversions API guide documents no age limit for eventTime (README "Event age").
   skipReason,
   toRequest: toUetRequest,
   parseResponse: fromUetResponse,

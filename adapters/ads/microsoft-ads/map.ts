@@ -11,8 +11,6 @@ import type { MicrosoftAdjustmentOptions } from './map-adjustments.ts'
 export const UET_CAPI_URL = 'https://capi.uet.microsoft.com'
 /** Names the sender; Microsoft asks third-party senders to set `dataProvider`. */
 export const DATA_PROVIDER = 'dcgate'
-/** Microsoft refuses an `eventTime` more than 7 days old (InvalidEventTime). */
-export const MAX_EVENT_AGE_DAYS = 7
 
 /** What a standard event is sent as: the goal's event action, plus its category and label when the goal matches on them. */
 export interface UetGoalEvent {
@@ -44,6 +42,7 @@ export const DEFAULT_EVENTS = {
 } as const satisfies Record<StandardEvent, UetGoalEvent>
 
 export interface UetUserData {
+  anonymousId?: string
   em?: string
   ph?: string
   externalId?: string
@@ -100,15 +99,12 @@ export function toUetRequest(events: readonly ConversionEvent[], options: Micros
 }
 
 /**
- * Why Microsoft cannot take the event at all, or undefined. `now` is read only for the 7-day window, which the
- * pipeline does not check before a first attempt; pass it in tests.
+ * Why Microsoft cannot take the event at all, or undefined. The visitor id alone does not count: the guide says
+ * "`vid` alone is not sufficient" for a conversion.
  */
-export function skipReason(event: ConversionEvent, options: MicrosoftAdsOptions, now: number = Date.now()): string | undefined {
+export function skipReason(event: ConversionEvent, options: MicrosoftAdsOptions): string | undefined {
   if (!options.events[event.standardEvent]) {
     return `${event.standardEvent} is turned off for Microsoft Advertising (events.${event.standardEvent} is false)`
-  }
-  if (now - event.occurredAt.getTime() > MAX_EVENT_AGE_DAYS * 86_400_000) {
-    return 'older than 7 days: the UET Conversions API refuses an eventTime more than 7 days old (InvalidEventTime); import it as a Microsoft Advertising offline conversion instead'
   }
   const { em, ph, externalId, msclkid } = toUserData(event)
   if (!em && !ph && !externalId && !msclkid) {
@@ -139,14 +135,21 @@ export function toUetEvent(event: ConversionEvent, options: MicrosoftAdsOptions)
 }
 
 /**
- * Denied on either signal → `D` (Microsoft then uses the event for no advertising purpose: it has no flag for
- * "attribution but no remarketing"); both granted → `G`; otherwise left out, which Microsoft treats as granted.
+ * Ad user data decides (README "Consent"): denied → `D`, which takes the event out of every advertising use,
+ * attribution included; granted → `G`; unknown → left out (Microsoft's default, granted). Ad personalization alone
+ * does not: Microsoft has no remarketing-only value, and `D` would also drop the attribution the person allowed.
  */
 export function toAdStorageConsent(consent: ConversionEvent['consent']): 'G' | 'D' | undefined {
-  const states: ConsentState[] = [consent.adUserData, consent.adPersonalization]
-  if (states.includes('denied')) return 'D'
-  if (states.every((state) => state === 'granted')) return 'G'
-  return undefined
+  const states: Record<ConsentState, 'G' | 'D' | undefined> = { denied: 'D', granted: 'G', unknown: undefined }
+  return states[consent.adUserData]
+}
+
+/**
+ * The visitor id as the guide's `anonymousId`, which "must match the vid" Microsoft knows: the UET tag's `_uetvid`
+ * cookie (a v1 UUID without dashes), or the `vid` of a site's own ID-sync pixel. Sent as given; the format is free.
+ */
+export function toAnonymousId(raw: string | undefined): string | undefined {
+  return raw?.trim() || undefined
 }
 
 /** The click id as Microsoft appended it to the landing URL; UET's `_uetmsclkid` cookie prefixes it with `_uet`. */
@@ -166,6 +169,8 @@ function toUserData(event: ConversionEvent): UetUserData {
   }
   const msclkid = toMsclkid(event.clickIds.msclkid)
   if (msclkid) userData.msclkid = msclkid
+  const anonymousId = toAnonymousId(event.clickIds.uetvid)
+  if (anonymousId) userData.anonymousId = anonymousId
   if (event.ip) userData.clientIpAddress = event.ip
   if (event.userAgent) userData.clientUserAgent = event.userAgent
   return userData

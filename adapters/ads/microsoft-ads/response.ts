@@ -25,7 +25,6 @@ export interface UetAnswer {
 }
 
 const AUTH_HINT = 'Check apiToken and tagId: the token is the Conversions API token of that UET tag (Microsoft Advertising → Tools → UET tag → edit the tag → Use Conversions API → copy the token) and works for no other tag. The Conversions API is in pilot: if the tag has no "Use Conversions API" option, ask your Microsoft account manager to enable it'
-const TOO_OLD_HINT = 'Microsoft takes events up to 7 days old; import older conversions as offline conversions'
 
 export function fromUetResponse(response: PlatformResponse, events: readonly ConversionEvent[]): DeliveryOutcome[] {
   const answer = parseJsonObject(response.body) as UetAnswer | undefined
@@ -81,11 +80,10 @@ function failuresByEvent(answer: UetAnswer | undefined, count: number): Map<numb
 }
 
 function describeDetails(details: UetErrorDetail[]): string {
-  const text = details.map((d) => {
+  return details.map((d) => {
     const where = d.propertyName ? `${d.propertyName}: ` : ''
     return `${where}${d.errorMessage ?? 'invalid'}${d.errorCode ? ` (${d.errorCode})` : ''}`
   }).join('; ')
-  return details.some((d) => d.errorCode === 'InvalidEventTime') ? `${text}. ${TOO_OLD_HINT}` : text
 }
 
 /** Code, message and trace id, plus the details that name no event (about the request as a whole). */

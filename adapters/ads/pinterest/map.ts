@@ -10,20 +10,23 @@ import { PINTEREST_API_VERSION } from './version.ts'
 
 export const PINTEREST_API_URL = 'https://api.pinterest.com'
 
-/** The event names Pinterest documents for the Conversions API ("Track conversions in the API"). */
+/**
+ * The `event_name` values of the API reference (`events/create`, v5 OpenAPI 5.23.0, read 2026-11-28): "Please use the
+ * right event_name; otherwise the event will not be accepted". Names only the guide's table shows (schedule, contact,
+ * start_trial…) are not among them (README "Event names").
+ */
 export const PINTEREST_EVENT_NAMES = [
-  'add_payment_info', 'add_to_cart', 'add_to_wishlist', 'app_install', 'app_open', 'checkout', 'contact', 'custom',
-  'customize_product', 'find_location', 'initiate_checkout', 'lead', 'page_visit', 'schedule', 'search', 'signup',
-  'start_trial', 'subscribe', 'submit_application', 'view_category', 'view_content', 'watch_video',
+  'add_payment_info', 'add_to_cart', 'add_to_wishlist', 'app_install', 'checkout', 'custom', 'initiate_checkout',
+  'lead', 'page_visit', 'search', 'signup', 'subscribe', 'view_category', 'view_content', 'watch_video',
 ] as const
 export type PinterestEventName = typeof PINTEREST_EVENT_NAMES[number]
 
-/** What each standard event is sent as unless a site overrides it. */
+/** What each standard event is sent as unless a site overrides it; no reference name means a booking, so Schedule is `custom`. */
 export const DEFAULT_EVENT_NAMES = {
   Purchase: 'checkout',
   Lead: 'lead',
   CompleteRegistration: 'signup',
-  Schedule: 'schedule',
+  Schedule: 'custom',
 } as const satisfies Record<StandardEvent, PinterestEventName>
 
 /** One site's Pinterest options, as the schema in index.ts resolves them. */

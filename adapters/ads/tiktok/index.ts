@@ -3,6 +3,7 @@ import { defineAdPlatform } from '../../../core/registry.ts'
 import { strictOptions } from '../../../core/options.ts'
 import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, TIKTOK_API_URL, skipReason, toTrackRequest, type TikTokEventMapping, type TikTokOptions } from './map.ts'
+import { requestGroupOf } from './event-source.ts'
 import { fromTrackResponse } from './response.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
 
@@ -21,6 +22,13 @@ const eventName = v.nullable(v.pipe(
   v.trim(),
   v.minLength(1, 'must be a TikTok event name such as "Purchase", or null to not send this event to TikTok'),
 ))
+
+/** An event set id from Events Manager (digits); a number in the config works too. */
+const eventSetId = (what: string) => v.pipe(
+  v.union([v.string(), v.pipe(v.number(), v.safeInteger())], `must be the ${what} id from Events Manager (digits)`),
+  v.transform((raw) => String(raw).trim()),
+  v.regex(/^\d{1,30}$/, `must be the ${what} id from Events Manager (digits only)`),
+)
 
 /** Per-site overrides of DEFAULT_EVENTS; a key left out keeps its default, null turns the event off for TikTok. */
 const events = v.pipe(
@@ -42,6 +50,8 @@ const options = strictOptions(
   {
     pixelCode,
     accessToken: NonEmpty,
+    offlineEventSetId: v.optional(eventSetId('Offline Event Set')),
+    crmEventSetId: v.optional(eventSetId('CRM Event Set')),
     testEventCode: v.optional(NonEmpty),
     events,
     baseUrl: v.optional(httpUrl('https://business-api.tiktok.com'), TIKTOK_API_URL),
@@ -49,7 +59,7 @@ const options = strictOptions(
   'pixelCode and accessToken',
 ) satisfies v.GenericSchema<unknown, TikTokOptions>
 
-/** TikTok Events API 2.0 (server events for a pixel). Setup, mapping and decisions: README.md. */
+/** TikTok Events API 2.0 (web events for a pixel; offline and CRM events for event sets). Setup, mapping and decisions: README.md. */
 export default defineAdPlatform<TikTokOptions>({
   name: 'tiktok',
   label: 'TikTok',
@@ -62,6 +72,8 @@ export default defineAdPlatform<TikTokOptions>({
   // TikTok publishes no age limit for web events; 7 days is our decision (README "Event-age window").
   maxEventAgeDays: 7,
   skipReason,
+  // One event_source per request: offline and CRM events go in requests of their own (README "Event sources").
+  requestGroup: requestGroupOf,
   toRequest: toTrackRequest,
   parseResponse: fromTrackResponse,
 })

@@ -1,12 +1,13 @@
 /**
  * Pure mapping of conversions to one Events API 2.0 call: POST {base}/open_api/v1.3/event/track/ with a JSON body
- * `{ event_source: "web", event_source_id: <pixel code>, test_event_code?, data: [events] }` and the token in the
- * `Access-Token` header. Personal data arrives hashed (core/identity); this file only places it under TikTok's keys.
+ * `{ event_source, event_source_id, test_event_code?, data: [events] }` and the token in the `Access-Token` header.
+ * The core batches each event source apart (event-source.ts), so one call carries one source. Personal data arrives hashed (core/identity); this file only places it under TikTok's keys.
  * Field rules, sources and decisions: README.md.
  */
 import type { ConversionEvent, ConversionItem, HashedIdentity, PlatformRequest, StandardEvent } from '../../../core/delivery/types.ts'
 import { isSha256Hex } from '../../shared/helpers.ts'
 import { isTikTokCurrency } from './currencies.ts'
+import { USER_KEYS_BY_SOURCE, eventSourceIdOf, eventSourceOf, offlineOrCrmSkipReason, type TikTokEventSource } from './event-source.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
 
 export const TIKTOK_API_URL = 'https://business-api.tiktok.com'
@@ -31,6 +32,10 @@ export interface TikTokOptions {
   pixelCode: string
   /** Long-lived Events API token from the pixel's settings; sent in the `Access-Token` header. */
   accessToken: string
+  /** The Offline Event Set that takes sales in a store or by phone (`event_source: "offline"`); without it they are skipped. */
+  offlineEventSetId?: string
+  /** The CRM Event Set that takes leads from TikTok's lead forms as they progress (`event_source: "crm"`). */
+  crmEventSetId?: string
   /** Routes events to Events Manager → Test events instead of live data. */
   testEventCode?: string
   events: TikTokEventMapping
@@ -47,11 +52,13 @@ const HASHED_USER_KEYS = [
 
 export function toTrackRequest(events: readonly ConversionEvent[], options: TikTokOptions): PlatformRequest {
   const base = (options.baseUrl ?? TIKTOK_API_URL).replace(/\/+$/, '')
+  // One source per request: the core never batches events of different sources together (requestGroup).
+  const source = events[0] ? eventSourceOf(events[0], options) : 'web'
   const body = {
-    event_source: 'web',
-    event_source_id: options.pixelCode,
+    event_source: source,
+    event_source_id: eventSourceIdOf(source, options),
     ...(options.testEventCode ? { test_event_code: options.testEventCode } : {}),
-    data: events.map((event) => toWebEvent(event, options.events)),
+    data: events.map((event) => toTrackEvent(event, source, options.events)),
   }
   return {
     url: `${base}/open_api/${TIKTOK_API_VERSION}/event/track/`,
@@ -62,45 +69,42 @@ export function toTrackRequest(events: readonly ConversionEvent[], options: TikT
 }
 
 /** Why TikTok should not get this event at all, or undefined when it should. */
-export function skipReason(event: ConversionEvent, options: Pick<TikTokOptions, 'events'>): string | undefined {
+export function skipReason(event: ConversionEvent, options: TikTokOptions): string | undefined {
   if (!options.events[event.standardEvent]) return `events.${event.standardEvent} is null in the tiktok destination, so ${event.standardEvent} conversions are not sent to TikTok`
-  const webless = withoutWebContext(event)
-  if (webless) return webless
-  if (Object.keys(toUser(event)).length === 0) return 'no ttclid, hashed email, phone or external id, IP address or user agent for TikTok to match the conversion to a person'
-  return undefined
-}
-
-/**
- * Why the event is not a website event TikTok can take, or undefined when it is. TikTok requires `page` on web
- * events; a sale in a store or by phone is an `offline` event, which goes to an Offline Event Set in a request of
- * its own (one `event_source` per request), and this adapter sends web events to a pixel only. README.md
- * "Web events only".
- */
-export function withoutWebContext(event: ConversionEvent): string | undefined {
-  if (event.channel === 'in_store' || event.channel === 'phone') {
-    return `a ${event.channel === 'in_store' ? 'sale in a store' : 'sale by phone'} is an offline event for TikTok (an Offline Event Set), not a website event for the pixel; this adapter sends website events only`
+  const source = eventSourceOf(event, options)
+  if (source !== 'web') {
+    const reason = offlineOrCrmSkipReason(event, source, options, limitedDataUse(event))
+    if (reason) return reason
+    if (Object.keys(toUser(event, source)).length === 0) return `no hashed email${source === 'crm' ? ', phone or external id' : ' or phone'}: TikTok matches ${source === 'crm' ? 'a CRM' : 'an offline'} event by those only`
+    return undefined
   }
+  // TikTok requires `page` on web events (README "Event sources").
   if (!event.pageUrl) return 'no page URL: TikTok requires page.url on a website event (give the conversion page.url, or set the site\'s domains so dcgate can use the site\'s URL)'
+  if (Object.keys(toUser(event, source)).length === 0) return 'no ttclid, hashed email, phone or external id, IP address or user agent for TikTok to match the conversion to a person'
   return undefined
 }
 
 // --- internal ---
 
-function toWebEvent(event: ConversionEvent, mapping: TikTokEventMapping): Record<string, unknown> {
-  const user = toUser(event)
+function toTrackEvent(event: ConversionEvent, source: TikTokEventSource, mapping: TikTokEventMapping): Record<string, unknown> {
+  const user = toUser(event, source)
   const properties = toProperties(event)
+  const web = source === 'web'
   return {
-    // skipReason refuses a standard event turned off (null), so it has a name.
-    event: mapping[event.standardEvent]!,
+    // CRM events take custom names only: the site's own event key, the CRM stage. Otherwise the mapped standard
+    // event (skipReason refuses one turned off, so it has a name).
+    event: source === 'crm' ? event.event : mapping[event.standardEvent]!,
     event_time: Math.floor(event.occurredAt.getTime() / 1000),
     // TikTok deduplicates on event_source_id + event + event_id, against the pixel too, for 48 hours.
     event_id: event.messageId,
     ...(Object.keys(user).length > 0 ? { user } : {}),
     ...(Object.keys(properties).length > 0 ? { properties } : {}),
     // Required on web events; skipReason keeps events without a page URL out of the request.
-    ...(event.pageUrl ? { page: { url: event.pageUrl } } : {}),
-    // TikTok's only privacy field: process the event under Limited Data Use. It takes no country or state.
-    ...(limitedDataUse(event) ? { limited_data_use: true } : {}),
+    ...(web && event.pageUrl ? { page: { url: event.pageUrl } } : {}),
+    // TikTok's only privacy field, on web events only: process the event under Limited Data Use. No country or state.
+    ...(web && limitedDataUse(event) ? { limited_data_use: true } : {}),
+    // Required on CRM events: TikTok's own id of the lead, and the system it comes through.
+    ...(source === 'crm' ? { lead: { lead_id: event.clickIds.tt_lead_id, lead_event_source: 'dcgate' } } : {}),
   }
 }
 
@@ -109,8 +113,11 @@ function limitedDataUse(event: ConversionEvent): boolean {
   return event.limitedDataUse !== undefined || event.consent.adUserData === 'denied'
 }
 
-/** Hashed keys as plain strings (TikTok takes a string or an array); anything not a SHA-256 digest is left out. */
-function toUser(event: ConversionEvent): Record<string, string> {
+/**
+ * Hashed keys as plain strings (TikTok takes a string or an array); anything not a SHA-256 digest is left out. Only
+ * the keys the reference lets the event's source carry.
+ */
+function toUser(event: ConversionEvent, source: TikTokEventSource): Record<string, string> {
   const user: Record<string, string> = {}
   if (event.clickIds.ttclid) user.ttclid = event.clickIds.ttclid
   for (const [key, field] of HASHED_USER_KEYS) {
@@ -119,7 +126,8 @@ function toUser(event: ConversionEvent): Record<string, string> {
   }
   if (event.ip) user.ip = event.ip
   if (event.userAgent) user.user_agent = event.userAgent
-  return user
+  const allowed: readonly string[] = USER_KEYS_BY_SOURCE[source]
+  return Object.fromEntries(Object.entries(user).filter(([key]) => allowed.includes(key)))
 }
 
 function toProperties(event: ConversionEvent): Record<string, unknown> {

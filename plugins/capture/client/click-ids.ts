@@ -1,4 +1,4 @@
-/** Click ids from the landing URL and Meta's cookies. Pure: no DOM, so it is tested in node. */
+/** Click ids from the landing URL, and the Meta pixel's and Microsoft UET tag's cookies. Pure: no DOM, so it is tested in node. */
 import type { ClickIdKey } from './constants.ts'
 
 export type ClickIds = Partial<Record<ClickIdKey, string>>
@@ -69,9 +69,22 @@ export function withMetaCookies(ids: ClickIds, cookies: string, now: number, cre
 }
 
 /**
+ * The Microsoft UET tag's visitor id, from its `_uetvid` cookie, where the site runs the tag: Microsoft's Conversions
+ * API wants it with every event (`anonymousId`). Without the cookie (no tag, or the tag's consent mode denied
+ * storage) the kept one stays; dcgate never makes one up, since only the tag's own id matches Microsoft's.
+ */
+export function withUetVisitorId(ids: ClickIds, cookies: string): ClickIds {
+  const uetvid = readCookie(cookies, '_uetvid')?.trim()
+  return uetvid && uetvid.length <= MAX ? { ...ids, uetvid } : ids
+}
+
+/** Ids that name the browser, not a click: they are not dropped after 90 days. */
+const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid'])
+
+/**
  * A click id is kept 90 days from when it was first seen: the longest click-through window the platforms accept
- * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. `fbp` names the browser, not a
- * click, and stays.
+ * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`)
+ * stay.
  */
 export const CLICK_ID_MAX_AGE_MS = 90 * 86_400_000
 
@@ -90,7 +103,7 @@ export function parseClickIds(stored: string | undefined, keys: readonly ClickId
     for (const key of keys) {
       const value = parsed[key]
       const at = typeof times[key] == 'number' ? times[key] : now
-      if (typeof value == 'string' && value.length <= MAX && (key == 'fbp' || now - at <= CLICK_ID_MAX_AGE_MS)) {
+      if (typeof value == 'string' && value.length <= MAX && (BROWSER_IDS.has(key) || now - at <= CLICK_ID_MAX_AGE_MS)) {
         kept.ids[key] = value
         kept.seen[key] = at
       }
