@@ -9,7 +9,8 @@
  * 2.0 token endpoint. Where the real rule is not documented (gclid with gbraid/wbraid; transactionId, which the REST
  * page calls required and the proto optional), the fake is stricter than Google may be, never looser.
  *
- * Refunds: ConversionAdjustmentUploadService.UploadConversionAdjustments (conversion_adjustment_upload_service.proto
+ * Refunds: through events:ingest, an event with a recorded transactionId restates the conversion's value (Data Manager
+ * "Conversion adjustments" guide); through ConversionAdjustmentUploadService.UploadConversionAdjustments (conversion_adjustment_upload_service.proto
  * and conversion_adjustment_upload_error.proto, v26): RETRACTION and RESTATEMENT by order id, with partial failure.
  *
  * Both APIs write to the same account: `conversions` holds what the Google Ads account recorded, in its own
@@ -59,6 +60,8 @@ export interface FakeGoogleAds extends FakeServer {
   ingests: { headers: RecordedRequest['headers'], body: Record<string, any>, status: number }[]
   /** Adjustments Google applied, in order (not those of validateOnly calls, nor failed rows). */
   adjustments: { customerId: string, adjustment: Record<string, any> }[]
+  /** Events:ingest events that restated a recorded conversion (same transactionId and action), with the value before. */
+  restatements: { customerId: string, orderId: string, conversionAction: string, from: { value?: number, currency?: string }, event: Record<string, any> }[]
   /** UploadConversionAdjustments calls, parsed, with their headers. */
   adjustmentUploads: { customerId: string, headers: RecordedRequest['headers'], body: Record<string, any> }[]
   /** Makes an issued access token expire, as an hour passing would. */
@@ -83,6 +86,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   const requestIds = new Map<string, { destinations: Record<string, any>[], count: number }>()
   const adjustments: FakeGoogleAds['adjustments'] = []
   const adjustmentUploads: FakeGoogleAds['adjustmentUploads'] = []
+  const restatements: FakeGoogleAds['restatements'] = []
   const retracted = new Set<string>()
 
   function token(request: RecordedRequest): FakeReply {
@@ -274,9 +278,27 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
         orderId: event.transactionId,
       }
       const key = orderKey(conversion)
-      if (orderIds.has(key)) continue
+      if (orderIds.has(key)) {
+        restate(key, event)
+        continue
+      }
       orderIds.add(key)
       conversions.push({ customerId, api: 'data-manager', conversion, event })
+    }
+  }
+
+  /**
+   * An event whose transactionId the action already recorded is an adjustment: its conversionValue and currency
+   * overwrite the recorded ones, the count stays, every other field is kept as first recorded (Data Manager
+   * "Conversion adjustments" guide). Recorded in `restatements` when the value or currency changed.
+   */
+  function restate(key: string, event: Record<string, any>) {
+    const recorded = conversions.find((c) => orderKey(c.conversion) === key)!
+    const before = { value: recorded.conversion.conversionValue, currency: recorded.conversion.currencyCode }
+    if (event.conversionValue !== undefined) recorded.conversion.conversionValue = event.conversionValue
+    if (event.currency) recorded.conversion.currencyCode = event.currency
+    if (before.value !== recorded.conversion.conversionValue || before.currency !== recorded.conversion.currencyCode) {
+      restatements.push({ customerId: recorded.customerId, orderId: String(event.transactionId), conversionAction: recorded.conversion.conversionAction, from: before, event })
     }
   }
 
@@ -330,7 +352,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (path === '/v1/requestStatus:retrieve' && request.method === 'GET') return retrieve(request)
     return { status: 404, body: `<!DOCTYPE html><html lang=en><title>Error 404 (Not Found)!!1</title><p><b>404.</b> <ins>That’s an error.</ins><p>The requested URL <code>${path}</code> was not found on this server. <ins>That’s all we know.</ins>`, headers: { 'content-type': 'text/html; charset=UTF-8' } }
   })
-  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, adjustments, adjustmentUploads, expireTokens: () => tokens.clear() }
+  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, adjustments, adjustmentUploads, restatements, expireTokens: () => tokens.clear() }
 }
 
 /** A conversion time in either API's format ("yyyy-mm-dd hh:mm:ss+hh:mm" or RFC 3339), in ms. */
