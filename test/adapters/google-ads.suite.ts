@@ -15,6 +15,7 @@ import { planDelivery, testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, SCOPES, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
 import { adjustmentTests } from './google-ads-adjustments.ts'
+import { oracleTests } from './google-ads-oracle.ts'
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const CUSTOMER = '1234567890'
@@ -129,6 +130,7 @@ testAdPlatform<GoogleAdsOptions>({
     dataManagerTests()
     legacyTests()
     adjustmentTests()
+    oracleTests()
   },
 })
 

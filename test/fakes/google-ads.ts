@@ -18,6 +18,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { bearer, isObject, isSha256Hex, parseJson } from './helpers.ts'
+import { unknownToGoogle } from './google-protos.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface FakeGoogleAdsInit {
@@ -229,7 +230,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   function ingestChecked(body: Record<string, any>): FakeReply {
     const destinations: Record<string, any>[] = Array.isArray(body.destinations) ? body.destinations.filter(isObject) : []
     const events: Record<string, any>[] = Array.isArray(body.events) ? body.events : []
-    const structural = [...unknownFields(body, REQUEST_FIELDS, ''), ...checkDestinations(destinations, body.destinations), ...checkEventList(body.events)]
+    const structural = [...unknownFields(body), ...checkDestinations(destinations, body.destinations), ...checkEventList(body.events)]
     if (structural.length) return invalidArgument(structural)
 
     // Access comes before the data: an account the caller cannot reach is refused whatever the events hold.
@@ -368,23 +369,18 @@ function orderKey(conversion: Record<string, any>): string {
 // --- Data Manager API checks (google/ads/datamanager/v1/*.proto; JSON names) ---
 
 const DM_DOMAIN = 'datamanager.googleapis.com'
-const REQUEST_FIELDS = ['destinations', 'events', 'consent', 'validateOnly', 'encoding', 'encryptionInfo']
-const DESTINATION_FIELDS = ['reference', 'loginAccount', 'linkedAccount', 'operatingAccount', 'productDestinationId']
-// Field lists of @google-ads/datamanager 0.3.0's protos (Event, AdIdentifiers, EventSource), read 2026-11-26.
-const EVENT_FIELDS = ['destinationReferences', 'transactionId', 'eventTimestamp', 'lastUpdatedTimestamp', 'userData', 'consent', 'adIdentifiers', 'currency', 'conversionValue', 'eventSource', 'eventDeviceInfo', 'cartData', 'customVariables', 'experimentalFields', 'userProperties', 'eventName', 'clientId', 'userId', 'additionalEventParameters', 'thirdPartyUserData', 'eventLocation', 'appInstanceId']
-const AD_IDENTIFIER_FIELDS = ['sessionAttributes', 'gclid', 'gbraid', 'wbraid', 'landingPageDeviceInfo', 'mobileDeviceId']
-const EVENT_SOURCES = ['WEB', 'APP', 'IN_STORE', 'PHONE', 'MESSAGE', 'OTHER']
-const CONSENT_STATUSES = ['CONSENT_STATUS_UNSPECIFIED', 'CONSENT_GRANTED', 'CONSENT_DENIED']
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
 function violation(field: string, reason: string, description: string): FieldViolation {
   return { field, reason, description }
 }
 
-/** Google's JSON parser refuses a field the message does not have, naming where. */
-function unknownFields(object: unknown, known: string[], at: string): FieldViolation[] {
-  if (!isObject(object)) return []
-  return Object.keys(object).filter((key) => !known.includes(key)).map((key) => violation(at, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`))
+/**
+ * Google's JSON parser refuses a field or an enum value its message types do not have, naming where. The types are
+ * the official client's (google-protos.ts), so the fake knows every field Google knows, and no other.
+ */
+function unknownFields(body: Record<string, any>): FieldViolation[] {
+  return unknownToGoogle('IngestEventsRequest', body).map(({ field, description }) => violation(field, 'INVALID_ARGUMENT', description))
 }
 
 function checkDestinations(destinations: Record<string, any>[], raw: unknown): FieldViolation[] {
@@ -393,7 +389,7 @@ function checkDestinations(destinations: Record<string, any>[], raw: unknown): F
   const seen = new Set<string>()
   return destinations.flatMap((d, i) => {
     const at = `destinations[${i}]`
-    const problems = unknownFields(d, DESTINATION_FIELDS, at)
+    const problems: FieldViolation[] = []
     for (const role of ['operatingAccount', 'loginAccount'] as const) {
       const account = d[role]
       if (account === undefined && role === 'loginAccount') continue
@@ -417,7 +413,7 @@ function checkEventList(raw: unknown): FieldViolation[] {
 function checkEvent(event: unknown, index: number, references: Map<string, unknown>): FieldViolation[] {
   const at = `events[${index}]`
   if (!isObject(event)) return [violation(at, 'INVALID_EVENT', 'This event is not valid.')]
-  const problems = [...unknownFields(event, EVENT_FIELDS, at), ...unknownFields(event.adIdentifiers, AD_IDENTIFIER_FIELDS, `${at}.adIdentifiers`)]
+  const problems: FieldViolation[] = []
   const add = (field: string, reason: string, description: string) => problems.push(violation(`${at}${field ? `.${field}` : ''}`, reason, description))
   if (!event.eventTimestamp) add('eventTimestamp', 'REQUIRED_FIELD_MISSING', 'Required field is missing.')
   else if (!RFC3339.test(String(event.eventTimestamp))) add('eventTimestamp', 'INVALID_FORMAT', 'Format is invalid: use RFC 3339, such as "2014-10-02T15:01:23.045123456Z".')
@@ -426,11 +422,6 @@ function checkEvent(event: unknown, index: number, references: Map<string, unkno
     if (!references.has(String(reference))) add('destinationReferences', 'INVALID_DESTINATION', `No destination has the reference "${reference}".`)
   }
   if (!event.eventSource) add('eventSource', 'REQUIRED_FIELD_MISSING', 'Event source is required for offline conversions and enhanced conversions for leads.')
-  else if (!EVENT_SOURCES.includes(event.eventSource)) add('eventSource', 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
-  for (const kind of ['adUserData', 'adPersonalization']) {
-    const value = event.consent?.[kind]
-    if (value !== undefined && !CONSENT_STATUSES.includes(value)) add(`consent.${kind}`, 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
-  }
   if (event.currency !== undefined && !/^[A-Z]{3}$/.test(String(event.currency))) add('currency', 'INVALID_CURRENCY_CODE', 'The currency code is not supported.')
   if (event.conversionValue !== undefined && typeof event.conversionValue !== 'number') add('conversionValue', 'INVALID_NUMBER_FORMAT', 'Invalid number format.')
   const ad = isObject(event.adIdentifiers) ? event.adIdentifiers : {}
