@@ -15,6 +15,7 @@ import { planDelivery, testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, SCOPES, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
 import { adjustmentTests } from './google-ads-adjustments.ts'
+import { diagnosticsTests } from './google-ads-diagnostics.ts'
 import { oracleTests } from './google-ads-oracle.ts'
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
@@ -131,6 +132,7 @@ testAdPlatform<GoogleAdsOptions>({
     legacyTests()
     adjustmentTests()
     oracleTests()
+    diagnosticsTests()
   },
 })
 

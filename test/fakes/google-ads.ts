@@ -33,6 +33,13 @@ export interface FakeGoogleAdsInit {
   rowError?: (conversion: Record<string, any>, index: number) => { code: Record<string, string>, message: string } | undefined
   /** Extra fast-fail verdicts on a Data Manager event (a check the fake does not model), as a field violation. */
   eventViolation?: (event: Record<string, any>, index: number) => Omit<FieldViolation, 'field'> & { field?: string } | undefined
+  /**
+   * What Google finds while processing a Data Manager event after answering `{requestId}` (a ProcessingErrorReason such
+   * as PROCESSING_ERROR_REASON_EVENT_TOO_OLD): the event is not recorded, and requestStatus:retrieve reports it.
+   */
+  processingError?: (event: Record<string, any>) => string | undefined
+  /** How many requestStatus:retrieve calls per request answer PROCESSING before the final status (default 0). */
+  processingLooks?: number
   /** The scopes the refresh token was granted; default both Data Manager and Google Ads. */
   scopes?: string[]
 }
@@ -84,7 +91,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   const tokenRequests: Record<string, string>[] = []
   const uploads: FakeGoogleAds['uploads'] = []
   const ingests: FakeGoogleAds['ingests'] = []
-  const requestIds = new Map<string, { destinations: Record<string, any>[], count: number }>()
+  const requestIds = new Map<string, { destinations: Record<string, any>[], events: Record<string, any>[], looks: number }>()
   const adjustments: FakeGoogleAds['adjustments'] = []
   const adjustmentUploads: FakeGoogleAds['adjustmentUploads'] = []
   const restatements: FakeGoogleAds['restatements'] = []
@@ -259,8 +266,10 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
 
     const requestId = randomUUID()
     if (!body.validateOnly) {
-      requestIds.set(requestId, { destinations, count: events.length })
-      for (const event of events) record(event, event.destinationReferences?.length ? event.destinationReferences.map((r: string) => references.get(r)!) : destinations)
+      requestIds.set(requestId, { destinations, events, looks: 0 })
+      for (const event of events) {
+        if (!init.processingError?.(event)) record(event, event.destinationReferences?.length ? event.destinationReferences.map((r: string) => references.get(r)!) : destinations)
+      }
     }
     return { status: 200, body: { requestId } }
   }
@@ -303,13 +312,30 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     }
   }
 
-  /** `GET /v1/requestStatus:retrieve?requestId=…`: statuses per destination, in the request's order. */
+  /**
+   * `GET /v1/requestStatus:retrieve?requestId=…`: one status per destination, in the request's order
+   * (request_status_per_destination.proto): PROCESSING for the first `processingLooks` calls, then SUCCESS, FAILED
+   * (every event of the destination failed) or PARTIAL_SUCCESS, with the error counts per reason.
+   */
   function retrieve(request: RecordedRequest): FakeReply {
     const token = bearer(request)
     if (!token || !tokens.has(token)) return rpcError(401, 'UNAUTHENTICATED', token ? INVALID_CREDENTIALS : MISSING_CREDENTIALS)
+    if (!tokens.get(token)!.includes(SCOPES.dataManager)) return insufficientScope('google.ads.datamanager.v1.IngestionService.RetrieveRequestStatus', 'datamanager.googleapis.com')
     const known = requestIds.get(new URLSearchParams(request.path.split('?')[1] ?? '').get('requestId') ?? '')
     if (!known) return invalidArgument([violation('requestId', 'INVALID_REQUEST_ID', 'The request ID is not valid. Status can only be retrieved for requests that succeed and are not validate-only.')])
-    return { status: 200, body: { requestStatusPerDestination: known.destinations.map((destination) => ({ destination, requestStatus: 'SUCCESS', eventsIngestionStatus: { recordCount: String(known.count) } })) } }
+    const processing = known.looks++ < (init.processingLooks ?? 0)
+    return {
+      status: 200,
+      body: {
+        requestStatusPerDestination: known.destinations.map((destination, index) => {
+          const mine = known.events.filter((e) => (e.destinationReferences?.length ? e.destinationReferences.includes(String(destination.reference ?? `#${index}`)) : true))
+          const reasons = mine.map((e) => init.processingError?.(e)).filter((r): r is string => Boolean(r))
+          const counts = [...new Set(reasons)].map((reason) => ({ recordCount: String(reasons.filter((r) => r === reason).length), reason }))
+          const requestStatus = processing ? 'PROCESSING' : reasons.length === 0 ? 'SUCCESS' : reasons.length === mine.length ? 'FAILED' : 'PARTIAL_SUCCESS'
+          return { destination, requestStatus, ...(counts.length && !processing ? { errorInfo: { errorCounts: counts } } : {}), eventsIngestionStatus: { recordCount: String(mine.length) } }
+        }),
+      },
+    }
   }
 
   function checkRow(c: Record<string, any>, actions: string[], seen: Set<string>) {

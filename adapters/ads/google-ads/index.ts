@@ -5,6 +5,7 @@ import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeGoogleAds } from './auth.ts'
 import { skipReason, toIngestRequest } from './map.ts'
 import { toUploadRequest } from './map-upload-clicks.ts'
+import { googleDiagnostics } from './diagnostics.ts'
 import { parseGoogleAdsResponse } from './response.ts'
 import { authorizeRefunds, parseRefundResponse, refundSkipReason, toRefundRequest } from './refunds.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
@@ -104,6 +105,8 @@ export default defineAdPlatform<GoogleAdsOptions>({
   authorize: authorizeGoogleAds,
   toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),
   parseResponse: parseGoogleAdsResponse,
+  // Google processes events after answering {requestId}; requestStatus:retrieve tells later how it went (diagnostics.ts).
+  diagnostics: googleDiagnostics,
   // Refunds: restated through the Data Manager API's events:ingest by default, through the Google Ads API's
   // UploadConversionAdjustments where its credentials are configured (refunds.ts, README "Refunds").
   adjustments: {
