@@ -41,6 +41,12 @@ export interface AdPlatformDefinition<O = unknown> {
   maxEventAgeDays: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /**
+   * Run once per configured destination when the app is ready, without holding the start: what the credentials lack
+   * for what the options ask (Google: a refresh token without the scope its API needs), each problem naming what is
+   * missing. Logged as warnings (core/delivery/startup-checks.ts); deliveries go on and fail with the vendor's words.
+   */
+  startupCheck?: (options: O, ctx: AuthContext) => Promise<string[]>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */
   skipReason?: (event: ConversionEvent, options: O) => string | undefined
   /** Pure: the events (at most maxBatchSize) as one platform request, personal data already hashed. */

@@ -175,6 +175,21 @@ export function adjustmentTests(): void {
         expect(google.adjustments).toHaveLength(1)
       })
 
+      it('the start-up check names a token without the scope its API needs, and passes one that has it', async () => {
+        const base = { baseUrl: dataManagerOnly.url, oauthUrl: dataManagerOnly.oauthUrl, refreshToken: '1//data-manager-only' }
+        expect(await googleAds.startupCheck!(options(base), ctx)).toEqual([])
+        expect(await googleAds.startupCheck!(options({ ...base, adjustments: { refreshToken: '1//data-manager-only' } }), ctx)).toEqual([
+          'adjustments.refreshToken was granted https://www.googleapis.com/auth/datamanager, not https://www.googleapis.com/auth/adwords: refunds through the Google Ads API will be refused until it has that scope; without the adjustments block they are restated through the Data Manager API (README "Refunds")',
+        ])
+        expect(await googleAds.startupCheck!(options({ ...base, api: 'upload-clicks' }), ctx)).toEqual([
+          'refreshToken was granted https://www.googleapis.com/auth/datamanager, not https://www.googleapis.com/auth/adwords: every click upload and refund will be refused',
+        ])
+        expect(await googleAds.startupCheck!(options({ ...base, refreshToken: '1//revoked' }), ctx)).toEqual([
+          expect.stringMatching(/^refreshToken could not be exchanged for an access token: Google OAuth refused the refresh token with invalid_grant/),
+        ])
+        expect(await googleAds.startupCheck!(opts(), ctx)).toEqual([])
+      })
+
       it('a token with only the Data Manager scope: the default restatement reaches Google; the Google Ads API refuses it in Google\'s words', async () => {
         const base = { baseUrl: dataManagerOnly.url, oauthUrl: dataManagerOnly.oauthUrl, refreshToken: '1//data-manager-only' }
         const sale = conversion({ messageId: 'dm-2', occurredAt: new Date(Date.now() - 3_600_000) })

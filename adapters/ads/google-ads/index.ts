@@ -6,6 +6,7 @@ import { authorizeGoogleAds } from './auth.ts'
 import { skipReason, toIngestRequest } from './map.ts'
 import { toUploadRequest } from './map-upload-clicks.ts'
 import { googleDiagnostics } from './diagnostics.ts'
+import { checkGoogleCredentials } from './startup-check.ts'
 import { parseGoogleAdsResponse } from './response.ts'
 import { authorizeRefunds, parseRefundResponse, refundSkipReason, toRefundRequest } from './refunds.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
@@ -103,6 +104,8 @@ export default defineAdPlatform<GoogleAdsOptions>({
   maxEventAgeDays: 90,
   skipReason,
   authorize: authorizeGoogleAds,
+  // Names a refresh token without the scope its API needs, once at start (startup-check.ts).
+  startupCheck: checkGoogleCredentials,
   toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),
   parseResponse: parseGoogleAdsResponse,
   // Google processes events after answering {requestId}; requestStatus:retrieve tells later how it went (diagnostics.ts).
