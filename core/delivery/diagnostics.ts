@@ -84,11 +84,19 @@ async function look(
   }
   try {
     const authorize = support.authorize ?? platform.authorize
-    const headers = authorize ? await authorize(options, { fetch, cache, signal }) : {}
     const request = support.toRequest(receipt, options)
-    const response = await httpRequest(request.url, {
-      method: request.method, headers: { ...request.headers, ...headers }, body: request.method === 'GET' ? undefined : request.body, signal,
-    })
+    // `fresh` skips a cached access token: after a 401 it may have been revoked early (as dispatch.ts does).
+    const call = async (fresh: boolean) => {
+      const headers = authorize ? await authorize(options, { fetch, cache: fresh ? { get: async () => null, set: cache.set } : cache, signal }) : {}
+      return httpRequest(request.url, {
+        method: request.method, headers: { ...request.headers, ...headers }, body: request.method === 'GET' ? undefined : request.body, signal,
+      })
+    }
+    let response = await call(false)
+    if (response.statusCode === 401 && authorize) {
+      await response.body.dump()
+      response = await call(true)
+    }
     const body = await response.body.text()
     const diagnoses = support.parseResponse({ status: response.statusCode, headers: toHeaders(response.headers), body }, events, options)
     return diagnoses.length === events.length ? diagnoses : all({ status: 'retry', message: `adapter ${platform.name} read ${diagnoses.length} diagnoses for ${events.length} events` })

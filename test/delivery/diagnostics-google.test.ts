@@ -56,6 +56,9 @@ describe('Google\'s delayed diagnostics in the delivery report', () => {
     expect(Number(row!.due_in_minutes)).toBeGreaterThan(29)
     expect(Number(row!.due_in_minutes)).toBeLessThanOrEqual(30)
 
+    // Half an hour on, the access token the conversion went with may be gone: Google answers 401, and the look asks
+    // for a fresh one, as a delivery does.
+    google.expireTokens()
     await lookNow()
     await expect.poll(async () => (await googleRow('diag-ok'))?.diagnosis, { timeout: 15_000 }).toBe('Google Ads is still processing the request')
     const [next] = await sql<{ due_in_minutes: number }[]>(`select extract(epoch from due_at - now()) / 60 as due_in_minutes from delivery_diagnostics where diagnosis like '%still processing%'`)
