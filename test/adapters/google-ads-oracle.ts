@@ -40,6 +40,13 @@ export function oracleTests(): void {
       expect(roundTrip('IngestEventsRequest', body)).toEqual(body)
     })
 
+    it('the status call\'s query is a RetrieveRequestStatusRequest', () => {
+      const url = new URL(googleAds.diagnostics!.toRequest('9f1c5c7e-0b5d-4c1e-9a43-1f2f3c4d5e6f', options()).url)
+      const request = Object.fromEntries(url.searchParams)
+      expect(request).toEqual({ requestId: '9f1c5c7e-0b5d-4c1e-9a43-1f2f3c4d5e6f' })
+      expect(roundTrip('RetrieveRequestStatusRequest', request)).toEqual(request)
+    })
+
     it('a field Google\'s types do not know is caught: the round trip drops it', () => {
       const body = JSON.parse(googleAds.toRequest(fixtureEvents(), options()).body)
       body.events[0].adjustmentType = 'RETRACTION'
