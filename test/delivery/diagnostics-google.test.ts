@@ -4,6 +4,7 @@ import { toUpdate } from '../../core/delivery/diagnostics.ts'
 import type { AdPlatformDefinition } from '../../core/registry.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeGoogleAds, type FakeGoogleAds } from '../fakes/google-ads.ts'
+import { rows, signIn } from '../dashboard/pages-client.ts'
 
 // Issue 24 item 5: Google's request diagnostics are read back and shown in the delivery report, and a request Google
 // accepted and then rejected turns its delivery `failed` with Google's words. The fake answers requestStatus:retrieve
@@ -32,7 +33,9 @@ const lookNow = () => sql(`update delivery_diagnostics set due_at = now() where 
 beforeAll(async () => {
   google = await startFakeGoogleAds({ processingLooks: 1, processingError: (event) => event.adIdentifiers?.gclid === 'Cj0KCQ-expired' ? 'PROCESSING_ERROR_REASON_EVENT_TOO_OLD' : undefined })
   app = await bootTestApp({
-    plugins: ['intake'],
+    // The dashboard's browser stand-in signs in from an address of its own (X-Forwarded-For).
+    server: { trustProxy: true },
+    plugins: ['intake', 'dashboard'],
     delivery: { workerIntervalMs: 25 },
     sites: [{
       id: 'shop', name: 'Shop',
@@ -68,6 +71,10 @@ describe('Google\'s delayed diagnostics in the delivery report', () => {
     await expect.poll(async () => (await googleRow('diag-ok'))?.diagnosis, { timeout: 15_000 }).toBe('Google processed the request: SUCCESS (conversion action 111, 1 event in the request)')
     expect(await googleRow('diag-ok')).toMatchObject({ status: 'sent', error: null })
     expect(await sql(`select due_at from delivery_diagnostics where diagnosis like 'Google processed%'`)).toEqual([{ due_at: null }])
+    // The dashboard's Deliveries page shows it as the reason of the sent row.
+    const operator = await signIn(app)
+    const page = await operator.get('/dashboard/sites/shop/deliveries')
+    expect(rows(page.text).find((cells) => cells.some((cell) => cell.includes('diag-ok')))?.join(' ')).toContain('Google processed the request: SUCCESS')
   })
 
   it('a conversion Google accepted and then rejected ends failed, in Google\'s words', async () => {
