@@ -115,6 +115,9 @@ export default defineAdPlatform<GoogleAdsOptions>({
   adjustments: {
     // 2,000 events per IngestEventsRequest; UploadConversionAdjustments takes 2,000 too (TOO_MANY_ADJUSTMENTS_IN_REQUEST).
     maxBatchSize: 2000,
+    // Restatements count against the project's 300 requests a minute with the conversions: a small share of it
+    // (a 429 when both peak at once is retried after Google's delay).
+    maxRequestsPerSecond: 1,
     // Google takes events within the longest click-through window; the Google Ads API's 54 days is in refundSkipReason.
     maxConversionAgeDays: 90,
     authorize: authorizeRefunds,
