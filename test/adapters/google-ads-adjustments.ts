@@ -201,6 +201,12 @@ export function adjustmentTests(): void {
         expect(dataManagerOnly.conversions.map((c) => c.conversion.conversionValue)).toEqual([40])
 
         const viaAdsApi = options({ ...base, adjustments: { refreshToken: '1//data-manager-only' } })
+        // Google's own answer to a token without the API's scope.
+        const raw = await send(adjustments.toRequest([item('retraction', { at: new Date() }, sale)], viaAdsApi), await adjustments.authorize!(viaAdsApi, ctx))
+        expect([raw.status, JSON.parse(raw.body)]).toEqual([403, { error: {
+          code: 403, message: 'Request had insufficient authentication scopes.', status: 'PERMISSION_DENIED',
+          details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { method: 'google.ads.googleads.v26.services.ConversionAdjustmentUploadService.UploadConversionAdjustments', service: 'googleads.googleapis.com' } }],
+        } }])
         const [refused] = await call(viaAdsApi, [item('retraction', { at: new Date() }, sale)])
         expect(refused).toEqual({ status: 'rejected', message: expect.stringContaining('PERMISSION_DENIED: Request had insufficient authentication scopes.; reason ACCESS_TOKEN_SCOPE_INSUFFICIENT') })
         expect((refused as { message: string }).message).toContain(SCOPE_HINT)

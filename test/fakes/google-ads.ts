@@ -480,7 +480,11 @@ function invalidArgument(violations: FieldViolation[]): FakeReply {
   return rpcError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }, errorInfo('INVALID_ARGUMENT')])
 }
 
-/** What Google answers a token minted without the API's scope. */
+/**
+ * What Google answers a token minted without the API's scope, on every googleapis.com API alike: 403
+ * PERMISSION_DENIED with only an ErrorInfo ACCESS_TOKEN_SCOPE_INSUFFICIENT naming the method and service (the body
+ * quoted in PipedreamHQ/pipedream#15060 for analyticsdata.googleapis.com; no RequestInfo).
+ */
 function insufficientScope(method: string, service: string): FakeReply {
-  return rpcError(403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'googleapis.com', { method, service })])
+  return { status: 403, body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', status: 'PERMISSION_DENIED', details: [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'googleapis.com', { method, service })] } } }
 }
