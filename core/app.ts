@@ -25,6 +25,8 @@ import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
 import { scheduleDeliveryWorker } from './delivery/worker.ts'
+import { scheduleDiagnostics } from './delivery/diagnostics.ts'
+import { runStartupChecks } from './delivery/startup-checks.ts'
 import { createScheduler } from './jobs/scheduler.ts'
 import { createRequestObserver } from './metrics/http.ts'
 import { countingConversions } from './metrics/observe.ts'
@@ -156,6 +158,9 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     hooks.hook('app:ready', () => scheduler.start())
     hooks.hook('app:close', () => scheduler.stop())
     scheduleDeliveryWorker(scheduler.schedule, outbox, config.delivery.workerIntervalMs, reportDelivery)
+    // Not awaited: the checks only warn, and a slow vendor must not hold the start.
+    hooks.hook('app:ready', () => void runStartupChecks(registry, config.sites.map((site) => site.id), logger))
+    scheduleDiagnostics(scheduler.schedule, { prepared, registry, storage, timeoutMs: config.delivery.requestTimeoutMs, onError: reportDelivery }, config.delivery.workerIntervalMs)
 
     const context: PluginContext = {
       app, hooks, config, orm, prepared, storage, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,

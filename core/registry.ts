@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { AdjustmentEvent, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
+import type { AdjustmentEvent, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, Diagnosis, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
 
@@ -56,6 +56,12 @@ export interface AdPlatformDefinition<O = unknown> {
   maxEventAgeDays?: number
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /**
+   * Run once per configured destination when the app is ready, without holding the start: what the credentials lack
+   * for what the options ask (Google: a refresh token without the scope its API needs), each problem naming what is
+   * missing. Logged as warnings (core/delivery/startup-checks.ts); deliveries go on and fail with the vendor's words.
+   */
+  startupCheck?: (options: O, ctx: AuthContext) => Promise<string[]>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */
   skipReason?: (event: ConversionEvent, options: O) => string | undefined
   /**
@@ -75,6 +81,11 @@ export interface AdPlatformDefinition<O = unknown> {
   adjustments?: AdjustmentSupport<O>
   /** Without `adjustments`: why, when it is more than "the API documents no refund" (another API would take them). */
   adjustmentsGap?: string
+  /**
+   * How the platform's delayed verdict on a request it already took is read back (Google's requestStatus:retrieve):
+   * the delivery report shows it, and a delayed rejection turns the delivery `failed` (core/delivery/diagnostics.ts).
+   */
+  diagnostics?: DiagnosticsSupport<O>
   /**
    * How a held lead released after `maxEventAgeDays` is sent, in the report's words (Meta: "as a CRM-qualified lead
    * (action_source system_generated)"). Absent: with the qualification time as event time, which every platform takes.
@@ -96,6 +107,23 @@ export interface AdjustmentSupport<O> {
   toRequest: (items: readonly AdjustmentEvent[], options: O) => PlatformRequest
   /** Pure: one outcome per refund, in order. */
   parseResponse: (response: PlatformResponse, items: readonly AdjustmentEvent[]) => DeliveryOutcome[]
+}
+
+/**
+ * A platform that processes requests after answering them, and tells later how it went. Looks are spaced by the time
+ * since the request (so they back off exponentially), from `firstCheckAfterMs` until a final answer or `giveUpAfterMs`.
+ */
+export interface DiagnosticsSupport<O> {
+  firstCheckAfterMs: number
+  giveUpAfterMs: number
+  /** Pure: the platform's id of a request it took, from its 2xx answer (conversions or refunds); undefined when none. */
+  receiptOf: (response: PlatformResponse) => string | undefined
+  /** Headers for the status call; default the platform's `authorize`. */
+  authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
+  /** Pure: the call that reads the status of the request with this id. */
+  toRequest: (receipt: string, options: O) => PlatformRequest
+  /** Pure: one diagnosis per event of that request (each event as it was sent), in order. */
+  parseResponse: (response: PlatformResponse, events: readonly ConversionEvent[], options: O) => Diagnosis[]
 }
 
 /**

@@ -11,11 +11,12 @@ import { ApiKey } from './entities/api-key.ts'
 import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
 import { PendingRefund } from '../delivery/entities/pending-refund.ts'
+import { DeliveryDiagnosis } from '../delivery/entities/delivery-diagnosis.ts'
 import { PlatformCredential } from '../delivery/entities/platform-credential.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, PlatformCredential, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, PlatformCredential, DeliveryDiagnosis, JobLease]
 
 export interface Database {
   orm: MikroORM

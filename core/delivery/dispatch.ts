@@ -6,6 +6,8 @@ export interface DispatchResult {
   outcomes: DeliveryOutcome[]
   httpStatus: number | null
   durationMs: number
+  /** The platform's id of the request it took, to read its diagnostics later (the adapter's `diagnostics.receiptOf`). */
+  receipt?: string
 }
 
 /** What one call carries: an adapter's mapping of conversions, or of refunds (`adjustments`), and its authorization. */
@@ -82,7 +84,19 @@ export async function dispatch<T>(
   if (outcomes.length !== events.length) {
     return finish(all({ status: 'rejected', message: `adapter ${platform.name} returned ${outcomes.length} outcomes for ${events.length} events` }), response.status)
   }
-  return finish(outcomes, response.status)
+  const receipt = readReceipt(platform, { status: response.status, headers: response.headers, body })
+  return { ...finish(outcomes, response.status), ...(receipt ? { receipt } : {}) }
+}
+
+/** An adapter bug reading the id costs the diagnostics of one request, never the delivery. */
+function readReceipt(platform: AdPlatformDefinition<unknown>, response: PlatformResponse): string | undefined {
+  if (!platform.diagnostics || response.status < 200 || response.status >= 300) return undefined
+  try {
+    return platform.diagnostics.receiptOf(response)
+  }
+  catch {
+    return undefined
+  }
 }
 
 /** A failure in the adapter's authorize step, kept apart from a failure to reach the platform. */
@@ -92,7 +106,8 @@ class AuthorizeError extends Error {
   }
 }
 
-function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+/** undici's raw headers as a Headers object (also read by diagnostics.ts). */
+export function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
   const headers = new Headers()
   for (const [name, value] of Object.entries(raw)) {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item)

@@ -11,6 +11,7 @@ import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
+import { recordReceipts, type NewReceipt } from './queries/diagnostics.ts'
 import { nextStep } from './retry.ts'
 import { toEvent } from './rows.ts'
 import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
@@ -77,7 +78,9 @@ const RECORDS_PER_STATEMENT = 2000
 interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown, adjustment?: ConversionAdjustment, note?: string, group?: string }
 /** Joins an account's batching key to an adapter's request group (`requestGroup`); the budget stays the account's. */
 const GROUP_MARK = '\u0001'
-type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number } | { deferredMs: number }
+type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number, receipt?: string } | { deferredMs: number }
+/** An attempt's record, with the platform's receipt for a request it judges later (diagnostics.ts). */
+type Attempted = AttemptUpdate & { receipt?: NewReceipt }
 /**
  * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
  * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
@@ -124,18 +127,21 @@ export function createOutbox(deps: OutboxDeps): Outbox {
         ? await dispatch(platform, options, items.map((item): AdjustmentEvent => ({ conversion: item.event, adjustment: item.adjustment! })), ctx, platform.adjustments as Wire<AdjustmentEvent>)
         : await dispatch(platform, options, items.map((item) => item.event), ctx)
       observeDispatch(platform.name, adjustment ? 'adjustment' : 'conversion', result)
-      return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs }))
+      return result.outcomes.map((outcome) => ({ outcome, httpStatus: result.httpStatus, durationMs: result.durationMs, ...(result.receipt ? { receipt: result.receipt } : {}) }))
     },
     defer: (_item, waitMs) => ({ deferredMs: waitMs }),
   })
-  const records = createBatcher<AttemptUpdate, void>({
+  // One statement at a time each, so the next one carries everything that gathered meanwhile.
+  const writer = <T>(write: (batch: T[]) => Promise<void>) => createBatcher<T, void>({
     maxInFlight: 1,
     maxBatch: () => RECORDS_PER_STATEMENT,
-    async run(_key, updates) {
-      await recordAttempt(prepared, updates)
-      return updates.map(() => undefined)
+    async run(_key, batch) {
+      await write(batch)
+      return batch.map(() => undefined)
     },
   })
+  const records = writer<AttemptUpdate>((updates) => recordAttempt(prepared, updates))
+  const receipts = writer<NewReceipt>((batch) => recordReceipts(prepared, batch))
 
   /** The row's final state without a platform call (skipped, or failed before one), else what to send. */
   const prepare = (row: ClaimedDelivery, event: ConversionEvent | undefined, stored: StoredConversion | undefined): AttemptUpdate | Sendable => {
@@ -179,7 +185,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate> => {
+  const send = async (item: Sendable, mode: AttemptMode): Promise<Attempted> => {
     const { row, event, platform } = item
     const adjusting = item.adjustment !== undefined
     const account = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
@@ -199,7 +205,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const { outcome, httpStatus, durationMs } = sent
     const maxAgeDays = adjusting ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
     const step = nextStep(outcome, row.attempts, event.occurredAt, maxAgeDays, policy)
+    const receipt = step.status === 'sent' && sent.receipt && platform.diagnostics
+      ? { delivery_id: row.id, site_id: row.site_id, provider: row.provider, receipt: sent.receipt, requested_at: new Date().toISOString(), due_at: new Date(Date.now() + platform.diagnostics.firstCheckAfterMs).toISOString() }
+      : undefined
     return {
+      ...(receipt ? { receipt } : {}),
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
       error: step.status === 'sent' ? null : step.error, duration_ms: durationMs, note: item.note ?? null,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
@@ -220,9 +230,11 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const update = 'status' in next ? next : await send(next, mode)
+        const { receipt, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
         // Inline answers wait for their record: they never queue behind a worker batch's larger statement.
         await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
+        // After the row's record: the look at the platform's later verdict (diagnostics.ts) finds it sent.
+        if (receipt) await receipts.add('receipts', receipt).catch(deps.onError)
         return update
       }
       catch (error) {

@@ -138,7 +138,8 @@ export interface AdjustmentEvent {
 /** One HTTP call to a platform, produced by an adapter's pure mapping. */
 export interface PlatformRequest {
   url: string
-  method: 'POST' | 'PUT'
+  /** `GET` only for reading a request's status (diagnostics), with an empty body. */
+  method: 'POST' | 'PUT' | 'GET'
   headers: Record<string, string>
   body: string
 }
@@ -154,6 +155,17 @@ export interface PlatformResponse {
 export type DeliveryOutcome =
   | { status: 'sent' }
   | { status: 'rejected', message: string }
+  | { status: 'retry', message: string, retryAfterMs?: number }
+
+/**
+ * What a platform says, some time after it took a request, about one event of it (core/delivery/diagnostics.ts):
+ * `processing`, look again later; `done`, final, the delivery stays sent and the report shows `note`; `failed`, final,
+ * the delivery turns `failed` with the platform's words; `retry`, the status could not be read this time.
+ */
+export type Diagnosis =
+  | { status: 'processing' }
+  | { status: 'done', note: string }
+  | { status: 'failed', message: string }
   | { status: 'retry', message: string, retryAfterMs?: number }
 
 /** A conversion as received (automation body or a webhook), before hashing, matching and mapping. */

@@ -15,6 +15,8 @@ import { planDelivery, testAdPlatform } from '../contract/ad-platform.ts'
 import { startFakeGoogleAds, SCOPES, type FakeGoogleAds } from '../fakes/google-ads.ts'
 import { send } from '../fakes/helpers.ts'
 import { adjustmentTests } from './google-ads-adjustments.ts'
+import { diagnosticsTests } from './google-ads-diagnostics.ts'
+import { oracleTests } from './google-ads-oracle.ts'
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex')
 const CUSTOMER = '1234567890'
@@ -129,6 +131,8 @@ testAdPlatform<GoogleAdsOptions>({
     dataManagerTests()
     legacyTests()
     adjustmentTests()
+    oracleTests()
+    diagnosticsTests()
   },
 })
 

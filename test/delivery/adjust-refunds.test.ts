@@ -5,7 +5,10 @@ import type { FakeGoogleAds } from '../fakes/google-ads.ts'
 import { startRefundPlatforms, type RefundPlatforms } from './adjust-support.ts'
 
 // Issue 18 item 2: a refund counted against a delivered conversion (the `conversion:refunded` hook) is told to the
-// platforms that take refunds, in their current API's shape, and the delivery report says which ones do not.
+// platforms that take refunds, in their current API's shape, and the delivery report says which ones do not. Here Google
+// Ads has the Google Ads API's credentials (`adjustments.refreshToken`, the fake's token carries both scopes), so its
+// refunds are retracted and restated through UploadConversionAdjustments (issue 24 item 3; the default Data Manager
+// path is adjust-shopify.test.ts).
 let app: TestApp
 let google: FakeGoogleAds
 let platforms: RefundPlatforms
@@ -41,7 +44,7 @@ async function refund(conversionId: string, orderId: string, refundId: string, a
 const report = async () => ((await (await app.admin('GET', '/sites/shop/deliveries')).json()) as { deliveries: Record<string, any>[] }).deliveries
 
 beforeAll(async () => {
-  platforms = await startRefundPlatforms()
+  platforms = await startRefundPlatforms({ googleOptions: (fake) => ({ adjustments: { refreshToken: fake.credentials.refreshToken } }) })
   google = platforms.google
   app = await bootTestApp({
     plugins: ['intake'],

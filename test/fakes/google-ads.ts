@@ -9,7 +9,8 @@
  * 2.0 token endpoint. Where the real rule is not documented (gclid with gbraid/wbraid; transactionId, which the REST
  * page calls required and the proto optional), the fake is stricter than Google may be, never looser.
  *
- * Refunds: ConversionAdjustmentUploadService.UploadConversionAdjustments (conversion_adjustment_upload_service.proto
+ * Refunds: through events:ingest, an event with a recorded transactionId restates the conversion's value (Data Manager
+ * "Conversion adjustments" guide); through ConversionAdjustmentUploadService.UploadConversionAdjustments (conversion_adjustment_upload_service.proto
  * and conversion_adjustment_upload_error.proto, v26): RETRACTION and RESTATEMENT by order id, with partial failure.
  *
  * Both APIs write to the same account: `conversions` holds what the Google Ads account recorded, in its own
@@ -17,6 +18,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { bearer, isObject, isSha256Hex, parseJson } from './helpers.ts'
+import { unknownToGoogle } from './google-protos.ts'
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './server.ts'
 
 export interface FakeGoogleAdsInit {
@@ -31,6 +33,13 @@ export interface FakeGoogleAdsInit {
   rowError?: (conversion: Record<string, any>, index: number) => { code: Record<string, string>, message: string } | undefined
   /** Extra fast-fail verdicts on a Data Manager event (a check the fake does not model), as a field violation. */
   eventViolation?: (event: Record<string, any>, index: number) => Omit<FieldViolation, 'field'> & { field?: string } | undefined
+  /**
+   * What Google finds while processing a Data Manager event after answering `{requestId}` (a ProcessingErrorReason such
+   * as PROCESSING_ERROR_REASON_EVENT_TOO_OLD): the event is not recorded, and requestStatus:retrieve reports it.
+   */
+  processingError?: (event: Record<string, any>) => string | undefined
+  /** How many requestStatus:retrieve calls per request answer PROCESSING before the final status (default 0). */
+  processingLooks?: number
   /** The scopes the refresh token was granted; default both Data Manager and Google Ads. */
   scopes?: string[]
 }
@@ -59,6 +68,8 @@ export interface FakeGoogleAds extends FakeServer {
   ingests: { headers: RecordedRequest['headers'], body: Record<string, any>, status: number }[]
   /** Adjustments Google applied, in order (not those of validateOnly calls, nor failed rows). */
   adjustments: { customerId: string, adjustment: Record<string, any> }[]
+  /** Events:ingest events that restated a recorded conversion (same transactionId and action), with the value before. */
+  restatements: { customerId: string, orderId: string, conversionAction: string, from: { value?: number, currency?: string }, event: Record<string, any> }[]
   /** UploadConversionAdjustments calls, parsed, with their headers. */
   adjustmentUploads: { customerId: string, headers: RecordedRequest['headers'], body: Record<string, any> }[]
   /** Makes an issued access token expire, as an hour passing would. */
@@ -80,9 +91,10 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   const tokenRequests: Record<string, string>[] = []
   const uploads: FakeGoogleAds['uploads'] = []
   const ingests: FakeGoogleAds['ingests'] = []
-  const requestIds = new Map<string, { destinations: Record<string, any>[], count: number }>()
+  const requestIds = new Map<string, { destinations: Record<string, any>[], events: Record<string, any>[], looks: number }>()
   const adjustments: FakeGoogleAds['adjustments'] = []
   const adjustmentUploads: FakeGoogleAds['adjustmentUploads'] = []
+  const restatements: FakeGoogleAds['restatements'] = []
   const retracted = new Set<string>()
 
   function token(request: RecordedRequest): FakeReply {
@@ -225,7 +237,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   function ingestChecked(body: Record<string, any>): FakeReply {
     const destinations: Record<string, any>[] = Array.isArray(body.destinations) ? body.destinations.filter(isObject) : []
     const events: Record<string, any>[] = Array.isArray(body.events) ? body.events : []
-    const structural = [...unknownFields(body, REQUEST_FIELDS, ''), ...checkDestinations(destinations, body.destinations), ...checkEventList(body.events)]
+    const structural = [...unknownFields(body), ...checkDestinations(destinations, body.destinations), ...checkEventList(body.events)]
     if (structural.length) return invalidArgument(structural)
 
     // Access comes before the data: an account the caller cannot reach is refused whatever the events hold.
@@ -254,8 +266,10 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
 
     const requestId = randomUUID()
     if (!body.validateOnly) {
-      requestIds.set(requestId, { destinations, count: events.length })
-      for (const event of events) record(event, event.destinationReferences?.length ? event.destinationReferences.map((r: string) => references.get(r)!) : destinations)
+      requestIds.set(requestId, { destinations, events, looks: 0 })
+      for (const event of events) {
+        if (!init.processingError?.(event)) record(event, event.destinationReferences?.length ? event.destinationReferences.map((r: string) => references.get(r)!) : destinations)
+      }
     }
     return { status: 200, body: { requestId } }
   }
@@ -274,19 +288,54 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
         orderId: event.transactionId,
       }
       const key = orderKey(conversion)
-      if (orderIds.has(key)) continue
+      if (orderIds.has(key)) {
+        restate(key, event)
+        continue
+      }
       orderIds.add(key)
       conversions.push({ customerId, api: 'data-manager', conversion, event })
     }
   }
 
-  /** `GET /v1/requestStatus:retrieve?requestId=…`: statuses per destination, in the request's order. */
+  /**
+   * An event whose transactionId the action already recorded is an adjustment: its conversionValue and currency
+   * overwrite the recorded ones, the count stays, every other field is kept as first recorded (Data Manager
+   * "Conversion adjustments" guide). Recorded in `restatements` when the value or currency changed.
+   */
+  function restate(key: string, event: Record<string, any>) {
+    const recorded = conversions.find((c) => orderKey(c.conversion) === key)!
+    const before = { value: recorded.conversion.conversionValue, currency: recorded.conversion.currencyCode }
+    if (event.conversionValue !== undefined) recorded.conversion.conversionValue = event.conversionValue
+    if (event.currency) recorded.conversion.currencyCode = event.currency
+    if (before.value !== recorded.conversion.conversionValue || before.currency !== recorded.conversion.currencyCode) {
+      restatements.push({ customerId: recorded.customerId, orderId: String(event.transactionId), conversionAction: recorded.conversion.conversionAction, from: before, event })
+    }
+  }
+
+  /**
+   * `GET /v1/requestStatus:retrieve?requestId=…`: one status per destination, in the request's order
+   * (request_status_per_destination.proto): PROCESSING for the first `processingLooks` calls, then SUCCESS, FAILED
+   * (every event of the destination failed) or PARTIAL_SUCCESS, with the error counts per reason.
+   */
   function retrieve(request: RecordedRequest): FakeReply {
     const token = bearer(request)
     if (!token || !tokens.has(token)) return rpcError(401, 'UNAUTHENTICATED', token ? INVALID_CREDENTIALS : MISSING_CREDENTIALS)
+    if (!tokens.get(token)!.includes(SCOPES.dataManager)) return insufficientScope('google.ads.datamanager.v1.IngestionService.RetrieveRequestStatus', 'datamanager.googleapis.com')
     const known = requestIds.get(new URLSearchParams(request.path.split('?')[1] ?? '').get('requestId') ?? '')
     if (!known) return invalidArgument([violation('requestId', 'INVALID_REQUEST_ID', 'The request ID is not valid. Status can only be retrieved for requests that succeed and are not validate-only.')])
-    return { status: 200, body: { requestStatusPerDestination: known.destinations.map((destination) => ({ destination, requestStatus: 'SUCCESS', eventsIngestionStatus: { recordCount: String(known.count) } })) } }
+    const processing = known.looks++ < (init.processingLooks ?? 0)
+    return {
+      status: 200,
+      body: {
+        requestStatusPerDestination: known.destinations.map((destination, index) => {
+          const mine = known.events.filter((e) => (e.destinationReferences?.length ? e.destinationReferences.includes(String(destination.reference ?? `#${index}`)) : true))
+          const reasons = mine.map((e) => init.processingError?.(e)).filter((r): r is string => Boolean(r))
+          const counts = [...new Set(reasons)].map((reason) => ({ recordCount: String(reasons.filter((r) => r === reason).length), reason }))
+          const requestStatus = processing ? 'PROCESSING' : reasons.length === 0 ? 'SUCCESS' : reasons.length === mine.length ? 'FAILED' : 'PARTIAL_SUCCESS'
+          return { destination, requestStatus, ...(counts.length && !processing ? { errorInfo: { errorCounts: counts } } : {}), eventsIngestionStatus: { recordCount: String(mine.length) } }
+        }),
+      },
+    }
   }
 
   function checkRow(c: Record<string, any>, actions: string[], seen: Set<string>) {
@@ -330,7 +379,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     if (path === '/v1/requestStatus:retrieve' && request.method === 'GET') return retrieve(request)
     return { status: 404, body: `<!DOCTYPE html><html lang=en><title>Error 404 (Not Found)!!1</title><p><b>404.</b> <ins>That’s an error.</ins><p>The requested URL <code>${path}</code> was not found on this server. <ins>That’s all we know.</ins>`, headers: { 'content-type': 'text/html; charset=UTF-8' } }
   })
-  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, adjustments, adjustmentUploads, expireTokens: () => tokens.clear() }
+  return { ...server, oauthUrl: `${server.url}/token`, credentials, conversions, tokenRequests, uploads, ingests, adjustments, adjustmentUploads, restatements, expireTokens: () => tokens.clear() }
 }
 
 /** A conversion time in either API's format ("yyyy-mm-dd hh:mm:ss+hh:mm" or RFC 3339), in ms. */
@@ -346,23 +395,18 @@ function orderKey(conversion: Record<string, any>): string {
 // --- Data Manager API checks (google/ads/datamanager/v1/*.proto; JSON names) ---
 
 const DM_DOMAIN = 'datamanager.googleapis.com'
-const REQUEST_FIELDS = ['destinations', 'events', 'consent', 'validateOnly', 'encoding', 'encryptionInfo']
-const DESTINATION_FIELDS = ['reference', 'loginAccount', 'linkedAccount', 'operatingAccount', 'productDestinationId']
-// Field lists of @google-ads/datamanager 0.3.0's protos (Event, AdIdentifiers, EventSource), read 2026-11-26.
-const EVENT_FIELDS = ['destinationReferences', 'transactionId', 'eventTimestamp', 'lastUpdatedTimestamp', 'userData', 'consent', 'adIdentifiers', 'currency', 'conversionValue', 'eventSource', 'eventDeviceInfo', 'cartData', 'customVariables', 'experimentalFields', 'userProperties', 'eventName', 'clientId', 'userId', 'additionalEventParameters', 'thirdPartyUserData', 'eventLocation', 'appInstanceId']
-const AD_IDENTIFIER_FIELDS = ['sessionAttributes', 'gclid', 'gbraid', 'wbraid', 'landingPageDeviceInfo', 'mobileDeviceId']
-const EVENT_SOURCES = ['WEB', 'APP', 'IN_STORE', 'PHONE', 'MESSAGE', 'OTHER']
-const CONSENT_STATUSES = ['CONSENT_STATUS_UNSPECIFIED', 'CONSENT_GRANTED', 'CONSENT_DENIED']
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
 function violation(field: string, reason: string, description: string): FieldViolation {
   return { field, reason, description }
 }
 
-/** Google's JSON parser refuses a field the message does not have, naming where. */
-function unknownFields(object: unknown, known: string[], at: string): FieldViolation[] {
-  if (!isObject(object)) return []
-  return Object.keys(object).filter((key) => !known.includes(key)).map((key) => violation(at, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`))
+/**
+ * Google's JSON parser refuses a field or an enum value its message types do not have, naming where. The types are
+ * the official client's (google-protos.ts), so the fake knows every field Google knows, and no other.
+ */
+function unknownFields(body: Record<string, any>): FieldViolation[] {
+  return unknownToGoogle('IngestEventsRequest', body).map(({ field, description }) => violation(field, 'INVALID_ARGUMENT', description))
 }
 
 function checkDestinations(destinations: Record<string, any>[], raw: unknown): FieldViolation[] {
@@ -371,7 +415,7 @@ function checkDestinations(destinations: Record<string, any>[], raw: unknown): F
   const seen = new Set<string>()
   return destinations.flatMap((d, i) => {
     const at = `destinations[${i}]`
-    const problems = unknownFields(d, DESTINATION_FIELDS, at)
+    const problems: FieldViolation[] = []
     for (const role of ['operatingAccount', 'loginAccount'] as const) {
       const account = d[role]
       if (account === undefined && role === 'loginAccount') continue
@@ -395,7 +439,7 @@ function checkEventList(raw: unknown): FieldViolation[] {
 function checkEvent(event: unknown, index: number, references: Map<string, unknown>): FieldViolation[] {
   const at = `events[${index}]`
   if (!isObject(event)) return [violation(at, 'INVALID_EVENT', 'This event is not valid.')]
-  const problems = [...unknownFields(event, EVENT_FIELDS, at), ...unknownFields(event.adIdentifiers, AD_IDENTIFIER_FIELDS, `${at}.adIdentifiers`)]
+  const problems: FieldViolation[] = []
   const add = (field: string, reason: string, description: string) => problems.push(violation(`${at}${field ? `.${field}` : ''}`, reason, description))
   if (!event.eventTimestamp) add('eventTimestamp', 'REQUIRED_FIELD_MISSING', 'Required field is missing.')
   else if (!RFC3339.test(String(event.eventTimestamp))) add('eventTimestamp', 'INVALID_FORMAT', 'Format is invalid: use RFC 3339, such as "2014-10-02T15:01:23.045123456Z".')
@@ -404,11 +448,6 @@ function checkEvent(event: unknown, index: number, references: Map<string, unkno
     if (!references.has(String(reference))) add('destinationReferences', 'INVALID_DESTINATION', `No destination has the reference "${reference}".`)
   }
   if (!event.eventSource) add('eventSource', 'REQUIRED_FIELD_MISSING', 'Event source is required for offline conversions and enhanced conversions for leads.')
-  else if (!EVENT_SOURCES.includes(event.eventSource)) add('eventSource', 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
-  for (const kind of ['adUserData', 'adPersonalization']) {
-    const value = event.consent?.[kind]
-    if (value !== undefined && !CONSENT_STATUSES.includes(value)) add(`consent.${kind}`, 'INVALID_ENUM_VALUE', 'Enum value cannot be used.')
-  }
   if (event.currency !== undefined && !/^[A-Z]{3}$/.test(String(event.currency))) add('currency', 'INVALID_CURRENCY_CODE', 'The currency code is not supported.')
   if (event.conversionValue !== undefined && typeof event.conversionValue !== 'number') add('conversionValue', 'INVALID_NUMBER_FORMAT', 'Invalid number format.')
   const ad = isObject(event.adIdentifiers) ? event.adIdentifiers : {}
@@ -441,7 +480,11 @@ function invalidArgument(violations: FieldViolation[]): FakeReply {
   return rpcError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }, errorInfo('INVALID_ARGUMENT')])
 }
 
-/** What Google answers a token minted without the API's scope. */
+/**
+ * What Google answers a token minted without the API's scope, on every googleapis.com API alike: 403
+ * PERMISSION_DENIED with only an ErrorInfo ACCESS_TOKEN_SCOPE_INSUFFICIENT naming the method and service (the body
+ * quoted in PipedreamHQ/pipedream#15060 for analyticsdata.googleapis.com; no RequestInfo).
+ */
 function insufficientScope(method: string, service: string): FakeReply {
-  return rpcError(403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'googleapis.com', { method, service })])
+  return { status: 403, body: { error: { code: 403, message: 'Request had insufficient authentication scopes.', status: 'PERMISSION_DENIED', details: [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT', 'googleapis.com', { method, service })] } } }
 }

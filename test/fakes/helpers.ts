@@ -36,6 +36,6 @@ export function reply(status: number, body: unknown, headers?: Record<string, st
 
 /** Sends an adapter's request (plus extra headers, e.g. from authorize) and returns what parseResponse takes. */
 export async function send(request: PlatformRequest, headers: Record<string, string> = {}): Promise<PlatformResponse> {
-  const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body })
+  const response = await fetch(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.method === 'GET' ? undefined : request.body })
   return { status: response.status, headers: response.headers, body: await response.text() }
 }

@@ -5,9 +5,10 @@ import { perStandardEvent } from '../../shared/options.ts'
 import { authorizeGoogleAds } from './auth.ts'
 import { skipReason, toIngestRequest } from './map.ts'
 import { toUploadRequest } from './map-upload-clicks.ts'
-import { adjustmentSkipReason, authorizeAdjustments, toAdjustmentsRequest } from './map-adjustments.ts'
+import { googleDiagnostics } from './diagnostics.ts'
+import { checkGoogleCredentials } from './startup-check.ts'
 import { parseGoogleAdsResponse } from './response.ts'
-import { parseAdjustmentsResponse } from './response-adjustments.ts'
+import { authorizeRefunds, parseRefundResponse, refundSkipReason, toRefundRequest } from './refunds.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 
 /** Config files may hold ids as numbers or as "123-456-7890"; we keep digits only, as text. */
@@ -33,6 +34,20 @@ export const DEFAULT_BASE_URL: Record<GoogleAdsApi, string> = {
   'data-manager': 'https://datamanager.googleapis.com',
   'upload-clicks': 'https://googleads.googleapis.com',
 }
+
+const ADWORDS_TOKEN = 'a refresh token made with the https://www.googleapis.com/auth/adwords scope (it may be the destination\'s own when that was made with both scopes)'
+
+/**
+ * The Google Ads API's credentials, for refunds through UploadConversionAdjustments (README "Refunds"). Given, refunds
+ * are retracted or restated there instead of restated through the Data Manager API. Checked at boot: a block without
+ * its refresh token stops the start and says what is missing.
+ */
+const adjustmentsOptions = strictOptions({
+  refreshToken: v.optional(secret(ADWORDS_TOKEN)),
+  /** Default: the destination's OAuth client. */
+  clientId: v.optional(secret('the OAuth client id')),
+  clientSecret: v.optional(secret('the OAuth client secret')),
+}, 'refreshToken')
 
 /** `sites[].destinations.google_ads`; unknown keys are refused so a misspelt `validateonly` stops boot. */
 export const googleAdsOptions = v.pipe(
@@ -64,7 +79,13 @@ export const googleAdsOptions = v.pipe(
     /** The host the adapter posts to; default per api (DEFAULT_BASE_URL). */
     baseUrl: v.optional(url('an http(s) URL')),
     oauthUrl: v.optional(url('an http(s) URL'), 'https://oauth2.googleapis.com/token'),
+    /** Refunds through the Google Ads API (retractions); absent, refunds are restated through the Data Manager API. */
+    adjustments: v.optional(adjustmentsOptions),
   }, 'customerId, clientId, clientSecret, refreshToken and conversionActions'),
+  v.forward(
+    v.check((options) => !options.adjustments || options.adjustments.refreshToken !== undefined, `is missing: refunds through the Google Ads API need ${ADWORDS_TOKEN}; without the adjustments block they are restated through the Data Manager API`),
+    ['adjustments', 'refreshToken'],
+  ),
   v.transform((options) => ({ ...options, baseUrl: options.baseUrl ?? DEFAULT_BASE_URL[options.api] })),
 )
 
@@ -83,17 +104,25 @@ export default defineAdPlatform<GoogleAdsOptions>({
   maxEventAgeDays: 90,
   skipReason,
   authorize: authorizeGoogleAds,
+  // Names a refresh token without the scope its API needs, once at start (startup-check.ts).
+  startupCheck: checkGoogleCredentials,
   toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),
   parseResponse: parseGoogleAdsResponse,
-  // Refunds: the Google Ads API's UploadConversionAdjustments, on both paths (README "Refunds").
+  // Google processes events after answering {requestId}; requestStatus:retrieve tells later how it went (diagnostics.ts).
+  diagnostics: googleDiagnostics,
+  // Refunds: restated through the Data Manager API's events:ingest by default, through the Google Ads API's
+  // UploadConversionAdjustments where its credentials are configured (refunds.ts, README "Refunds").
   adjustments: {
-    // At most 2,000 adjustments a request, as for click uploads (TOO_MANY_ADJUSTMENTS_IN_REQUEST).
+    // 2,000 events per IngestEventsRequest; UploadConversionAdjustments takes 2,000 too (TOO_MANY_ADJUSTMENTS_IN_REQUEST).
     maxBatchSize: 2000,
-    // CONVERSION_EXPIRED: "Adjustment can't be made to a conversion that occurred more than 54 days ago".
-    maxConversionAgeDays: 54,
-    authorize: authorizeAdjustments,
-    skipReason: adjustmentSkipReason,
-    toRequest: toAdjustmentsRequest,
-    parseResponse: parseAdjustmentsResponse,
+    // Restatements count against the project's 300 requests a minute with the conversions: a small share of it
+    // (a 429 when both peak at once is retried after Google's delay).
+    maxRequestsPerSecond: 1,
+    // Google takes events within the longest click-through window; the Google Ads API's 54 days is in refundSkipReason.
+    maxConversionAgeDays: 90,
+    authorize: authorizeRefunds,
+    skipReason: refundSkipReason,
+    toRequest: toRefundRequest,
+    parseResponse: parseRefundResponse,
   },
 })

@@ -1,8 +1,8 @@
 /**
  * Pure mapping of refunds to the Google Ads API's ConversionAdjustmentUploadService.UploadConversionAdjustments
  * (REST, lowerCamelCase names of google/ads/googleads/v26/services/conversion_adjustment_upload_service.proto): a
- * RETRACTION for a full refund, a RESTATEMENT with the value left for a partial one. The Data Manager API documents no
- * adjustment in its Event message, so refunds take this path on both `api` settings (README "Refunds").
+ * RETRACTION for a full refund, a RESTATEMENT with the value left for a partial one. Used where the Google Ads API's
+ * credentials are configured (refunds.ts); otherwise refunds are restated through the Data Manager API.
  */
 import type { AdjustmentEvent, PlatformRequest } from '../../../core/delivery/types.ts'
 import type { AuthContext } from '../../../core/registry.ts'
@@ -70,7 +70,17 @@ export function adjustmentsBaseUrl(options: Pick<GoogleAdsOptions, 'baseUrl'>): 
   return options.baseUrl === DEFAULT_BASE_URL['data-manager'] ? DEFAULT_BASE_URL['upload-clicks'] : options.baseUrl
 }
 
-/** The Google Ads API's headers (bearer token with the adwords scope, developer token and manager id when set). */
+/**
+ * The Google Ads API's headers: a bearer token with the adwords scope (`adjustments.refreshToken`, and its OAuth client
+ * when given; else the destination's own, as on the upload-clicks path), the developer token and manager id when set.
+ */
 export function authorizeAdjustments(options: GoogleAdsOptions, ctx: AuthContext): Promise<Record<string, string>> {
-  return authorizeGoogleAds({ ...options, api: 'upload-clicks' }, ctx)
+  const own = options.adjustments
+  return authorizeGoogleAds({
+    ...options,
+    api: 'upload-clicks',
+    refreshToken: own?.refreshToken ?? options.refreshToken,
+    clientId: own?.clientId ?? options.clientId,
+    clientSecret: own?.clientSecret ?? options.clientSecret,
+  }, ctx)
 }

@@ -3,8 +3,11 @@ import { CliError, table, type Output } from '../output.ts'
 
 interface DeliveryRow {
   id: string, message_id: string, event: string, provider: string, status: string, attempts: number, http_status: number | null, error: string | null, created_at: string
-  /** `adjustment` for a refund told to the platform; `note`, the rule that shaped a request (a late-qualified lead). */
-  kind?: string, adjustment_type?: string | null, note?: string | null
+  /**
+   * `adjustment` for a refund told to the platform; `note`, the rule that shaped a request (a late-qualified lead);
+   * `diagnosis`, what the platform said later about a request it took (Google's request status).
+   */
+  kind?: string, adjustment_type?: string | null, note?: string | null, diagnosis?: string | null
 }
 
 const USAGE = 'Usage: dcgate deliveries list --site <id> [--status failed] | deliveries retry <id> --site <id> | deliveries retry --failed --site <id>'
@@ -18,7 +21,7 @@ export async function deliveriesCommand(client: AdminClient, out: Output, args: 
     out.result(deliveries, () => deliveries.length === 0
       ? 'No deliveries.'
       : table([['ID', 'MESSAGE', 'EVENT', 'PLATFORM', 'STATUS', 'TRIES', 'HTTP', 'ERROR'],
-          ...deliveries.map((d) => [d.id, d.message_id, d.kind === 'adjustment' ? `${d.event} refund (${d.adjustment_type})` : d.event, d.provider, d.status, String(d.attempts), String(d.http_status ?? ''), (d.error ?? d.note ?? '').slice(0, 80)])]))
+          ...deliveries.map((d) => [d.id, d.message_id, d.kind === 'adjustment' ? `${d.event} refund (${d.adjustment_type})` : d.event, d.provider, d.status, String(d.attempts), String(d.http_status ?? ''), (d.error ?? d.note ?? d.diagnosis ?? '').slice(0, 80)])]))
     return
   }
   if (action === 'retry') {

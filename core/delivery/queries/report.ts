@@ -9,17 +9,19 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
  * opted out under a US state law (`off`, `limited` or `drop`), null when none did (no opt-out, or not in the US).
  * `kind` is `adjustment` for a refund told to the platform (with `refund_id`, `adjustment_type` retraction or
  * restatement, and `adjusted_value` for a restatement); `note` says which rule shaped a request when it was not the
- * usual one (a lead qualified after the platform's event window).
+ * usual one (a lead qualified after the platform's event window); `diagnosis` what the platform said later about a
+ * request it took (core/delivery/diagnostics.ts: Google's requestStatus), null where it says nothing later.
  */
 const LIST_DELIVERIES: PreparedStatement = {
-  name: 'dcgate_list_deliveries_v3',
+  name: 'dcgate_list_deliveries_v4',
   reusePlan: false,
   text: `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
       d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
       c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
       c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category,
       c.us_privacy ->> 'mode' as us_privacy, d.kind, d.refund_id, d.adjustment ->> 'type' as adjustment_type,
-      (d.adjustment ->> 'value')::double precision as adjusted_value, d.note
+      (d.adjustment ->> 'value')::double precision as adjusted_value, d.note,
+      (select g.diagnosis from delivery_diagnostics g where g.delivery_id = d.id) as diagnosis
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ($2::text is null or d.status = $2) order by d.created_at desc, d.id desc limit $3`,
 }

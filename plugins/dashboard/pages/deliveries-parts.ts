@@ -16,10 +16,11 @@ export function retryForm(ctx: PageContext, id: string, fields: FilterFields, ba
 
 /**
  * Why a delivery was not sent: the platform's message or dcgate's reason; for a sent one, the rule that shaped it when
- * it was not the usual one (a late-qualified lead), else nothing.
+ * it was not the usual one (a late-qualified lead) and what the platform said later about it (Google's request
+ * status), else nothing.
  */
-export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error' | 'note'>): string {
-  if (row.status === 'sent') return row.note ?? ''
+export function reasonOf(row: Pick<DeliveryListRow, 'status' | 'error' | 'note' | 'diagnosis'>): string {
+  if (row.status === 'sent') return [row.note, row.diagnosis].filter(Boolean).join('; ')
   return row.error ?? (row.status === 'pending' ? 'waiting for its first attempt' : '')
 }
 

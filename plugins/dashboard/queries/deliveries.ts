@@ -32,17 +32,21 @@ export interface DeliveryListRow {
   adjustment: { type: string, refundId: string, at: string, value?: number, currency?: string } | null
   /** The rule that shaped the request when it was not the usual one (a late-qualified lead). */
   note: string | null
+  /** What the platform said later about the request it took (core/delivery/diagnostics.ts: Google's request status). */
+  diagnosis: string | null
 }
+
+const DIAGNOSIS = '(select g.diagnosis from delivery_diagnostics g where g.delivery_id = d.id) as diagnosis'
 
 /**
  * $1 site, $2/$3 page end (time, id), $4 from, $5 provider, $6 status, $7 event, $8 rows. Walks the
  * (site_id, created_at, id) index backwards from the page end. Planned per call: each filter changes the best plan.
  */
 const LIST_PAGE: PreparedStatement = {
-  name: 'dashboard_deliveries_page_v2',
+  name: 'dashboard_deliveries_page_v3',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
-      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note
+      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ${sqlBefore('d.created_at', 'd.id', 2)} and d.created_at >= coalesce($4::timestamptz, '-infinity')
       and ($5::text is null or d.provider = $5) and ($6::text is null or d.status = $6) and ($7::text is null or c.event = $7)
@@ -78,10 +82,10 @@ export interface DeliveryDetailRow extends DeliveryListRow {
 
 /** $1 site, $2 delivery. One delivery of the site with its conversion's summary. */
 const ONE_DELIVERY: PreparedStatement = {
-  name: 'dashboard_delivery_v2',
+  name: 'dashboard_delivery_v3',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
-      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${sqlIsoTime('d.sent_at')} as sent_at,
+      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}, ${sqlIsoTime('d.sent_at')} as sent_at,
       ${sqlIsoTime('d.created_at')} as created_at, ${sqlIsoTime('d.updated_at')} as updated_at, d.last_duration_ms,
       c.source, c.standard_event, c.value, c.currency
     from deliveries d join conversions c on c.id = d.conversion_id
