@@ -92,6 +92,12 @@ const DeliverySchema = strict({
    * events gather anyway while earlier requests are in flight.
    */
   batchWindowMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)), 5),
+  /**
+   * How long a conversion's first attempt waits for a platform's next request-budget window (one second) before it is
+   * answered queued and sent with the next batch after the answer, in ms. A short wait answers `sent` with the
+   * platform's verdict; 0 never holds the caller.
+   */
+  budgetWaitMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)), 250),
   /** Timeout of one platform call. */
   requestTimeoutMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(100)), 10_000),
   /** Seconds a public conversion with a page-chosen messageId waits before its first attempt, for a trusted copy to supersede it; 0 sends at once. */

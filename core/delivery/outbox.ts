@@ -76,11 +76,6 @@ const RECORDS_PER_STATEMENT = 2000
  */
 interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdPlatformDefinition<unknown>, options: unknown, adjustment?: ConversionAdjustment, note?: string }
 type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number } | { deferredMs: number }
-/**
- * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
- * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
- */
-const INLINE_PATIENCE_MS = 10
 /** Events this process keeps waiting for one platform account's budget, in full requests, before it leaves new ones to the worker. */
 const LATER_BACKLOG_BATCHES = 4
 
@@ -175,18 +170,18 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   }
 
   /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate> => {
+  const send = async (item: Sendable, mode: AttemptMode): Promise<AttemptUpdate & { queued?: true }> => {
     const { row, event, platform } = item
     const adjusting = item.adjustment !== undefined
     const key = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
     platforms.set(key, limitsOf(platform, adjusting))
-    const sent = await sends.add(key, item, mode === 'inline' ? INLINE_PATIENCE_MS : undefined)
+    const sent = await sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined)
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
         id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
         error: queuedMessage(platform),
-        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null,
+        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true,
       }
     }
     const { outcome, httpStatus, durationMs } = sent
@@ -209,14 +204,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       deps.onError(error)
       return rows.map(interrupted)
     }
-    const updates = await Promise.all(rows.map(async (row): Promise<AttemptUpdate | undefined> => {
+    const updates = await Promise.all(rows.map(async (row): Promise<(AttemptUpdate & { queued?: true }) | undefined> => {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const update = 'status' in next ? next : await send(next, mode)
+        const { queued, ...update }: AttemptUpdate & { queued?: true } = 'status' in next ? next : await send(next, mode)
         // Inline answers wait for their record: they never queue behind a worker batch's larger statement.
         await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
-        return update
+        return queued ? { ...update, queued } : update
       }
       catch (error) {
         deps.onError(error)
@@ -226,7 +221,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     // A row without an update keeps its lease; when it runs out the worker tries again, so nothing is lost.
     return rows.map((row, i) => {
       const update = updates[i]
-      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error } : interrupted(row)
+      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error, ...(update.queued ? { queued: true as const } : {}) } : interrupted(row)
     })
   }
 
@@ -234,7 +229,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     plan(siteId, provider) {
       const key = accountKey(siteId, provider)
       const platform = platforms.get(key)
-      if (!platform || !budget.spent(key)) return { kind: 'now' }
+      const reopensInMs = budget.spent(key)
+      // The next window opens soon enough, and the event fits its first requests: it waits, and the answer says sent.
+      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return { kind: 'now' }
       const kind = sends.waiting(key) < LATER_BACKLOG_BATCHES * platform.maxBatchSize ? 'later' : 'worker'
       return { kind, reason: queuedMessage(platform) }
     },

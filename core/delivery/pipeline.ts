@@ -125,7 +125,7 @@ async function attemptNow(
   void outbox.attempt(claimed('later'), event, 'later')
   const queued = stored.deliveries.flatMap((d) => {
     const plan = how.get(d.provider)
-    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason }] : []
+    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason, queued: true as const }] : []
   })
   return [...await outbox.attempt(claimed('now'), event), ...queued]
 }
