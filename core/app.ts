@@ -25,6 +25,7 @@ import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
 import { scheduleDeliveryWorker } from './delivery/worker.ts'
+import { scheduleClearFieldErasure } from './delivery/clear-fields.ts'
 import { createScheduler } from './jobs/scheduler.ts'
 import { createRequestObserver } from './metrics/http.ts'
 import { countingConversions } from './metrics/observe.ts'
@@ -138,7 +139,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       migrate: runMigrations,
       status: () => ({ version: VERSION, base_url: baseUrl, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
-    installDeliveryRoutes(routes, prepared, sites)
+    installDeliveryRoutes(routes, prepared, sites, config.delivery.retryWindowDays)
     readiness = createReadiness(prepared)
     installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
@@ -152,6 +153,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     hooks.hook('app:ready', () => scheduler.start())
     hooks.hook('app:close', () => scheduler.stop())
     scheduleDeliveryWorker(scheduler.schedule, outbox, config.delivery.workerIntervalMs, reportDelivery)
+    scheduleClearFieldErasure(scheduler.schedule, prepared, config.delivery.retryWindowDays)
 
     const context: PluginContext = {
       app, hooks, config, orm, prepared, storage, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,

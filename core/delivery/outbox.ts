@@ -12,6 +12,7 @@ import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttem
 import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
 import { nextStep } from './retry.ts'
+import { erasedReason } from './clear-fields.ts'
 import { toEvent } from './rows.ts'
 import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
 import { supersededReason } from './trust.ts'
@@ -142,6 +143,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if (!configured) return ended('failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
     if (!event) return ended('failed', 'conversion not found', row.attempts)
     const platform = configured.definition as AdPlatformDefinition<unknown>
+    // Never sent degraded: a retry that finds the clear fields erased (a replay racing the erasure) ends failed, saying so.
+    if (row.kind !== 'adjustment' && stored?.clear_erased_at) return ended('failed', erasedReason(stored.clear_erased_at, policy.retryWindowDays), row.attempts)
     if (row.kind === 'adjustment') {
       const step = stepOf(row, event, platform, configured.options)
       if ('skip' in step) return skipped(step.skip)

@@ -3,7 +3,7 @@ import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { DeliveryPlan, UsPrivacyDecision } from './decide.ts'
 import type { VisitMatch } from './match.ts'
 import type { AcceptMeta } from './pipeline.ts'
-import { platformEventId, type Trust } from './trust.ts'
+import type { Trust } from './trust.ts'
 import type { Channel, ClickIds, Confirmation, ConsentState, ConversionEvent, ConversionInput, ConversionItem, HashedIdentity, StandardEvent } from './types.ts'
 
 /** A new row of `conversions`, as the intake writes it (the id is the database's). */
@@ -140,7 +140,8 @@ export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust'
 export function toEvent(row: EventFields): ConversionEvent {
   const consent = row.consent as ConsentState
   return {
-    messageId: platformEventId(row.message_id, row.trust),
+    // The platforms' dedup key, for every tier: the id the site's own pixel and tag send for the same event.
+    messageId: row.message_id,
     siteId: row.site_id,
     event: row.event,
     standardEvent: row.standard_event as StandardEvent,
