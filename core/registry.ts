@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { AdjustmentEvent, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
+import type { AdjustmentEvent, ClearTraitName, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
 
@@ -39,6 +39,11 @@ export interface AdPlatformDefinition<O = unknown> {
   maxRequestsPerSecond?: number
   /** Oldest event the platform accepts, in days. */
   maxEventAgeDays: number
+  /**
+   * Personal fields the platform takes unhashed (`event.clear`), as its documentation asks: dcgate stores those of a
+   * conversion only while a delivery may need them (core/delivery/clear-fields.ts). Absent: none.
+   */
+  clearTraits?: readonly ClearTraitName[]
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
   /** Pure: why this platform cannot take the event at all (e.g. no conversion action for it); it is then recorded as skipped, not sent. */

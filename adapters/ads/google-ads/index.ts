@@ -81,6 +81,8 @@ export default defineAdPlatform<GoogleAdsOptions>({
   maxRequestsPerSecond: 5,
   // The longest click-through conversion window an action can have; Google refuses older clicks.
   maxEventAgeDays: 90,
+  // AddressInfo's postal code goes in clear; the region is the conversion's country (map.ts addressOf).
+  clearTraits: ['postalCode', 'countryCode'],
   skipReason,
   authorize: authorizeGoogleAds,
   toRequest: (events, options) => options.api === 'upload-clicks' ? toUploadRequest(events, options) : toIngestRequest(events, options),

@@ -1,4 +1,4 @@
-/** The erasure of a conversion's clear fields (IP address, user agent) once no retry can need them: clear-fields.ts. */
+/** The erasure of a conversion's clear fields (IP address, user agent, clear traits) once no retry can need them: clear-fields.ts. */
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 
 /**
@@ -11,12 +11,12 @@ const ERASE_PAST_WINDOW: PreparedStatement = {
   reusePlan: false,
   text: `with due as (
       select c.id from conversions c
-      where (c.ip is not null or c.user_agent is not null) and c.created_at < now() - make_interval(days => $1::int)
+      where (c.ip is not null or c.user_agent is not null or c.clear_traits is not null) and c.created_at < now() - make_interval(days => $1::int)
         and c.state <> 'held'
         and not exists (select 1 from deliveries d where d.conversion_id = c.id and d.status in ('pending', 'retrying'))
       order by c.created_at limit $2
     )
-    update conversions c set ip = null, user_agent = null, clear_erased_at = now() from due where c.id = due.id
+    update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now() from due where c.id = due.id
     returning c.id`,
 }
 

@@ -134,7 +134,7 @@ export async function insertTogether(prepared: RunPrepared, items: readonly NewC
  * intake's lookup saw a public holder (the worker checks again before it sends a public conversion).
  */
 const SUPERSEDE_PUBLIC: PreparedStatement = {
-  name: 'dcgate_supersede_public_v2',
+  name: 'dcgate_supersede_public_v3',
   text: `with s as (
       update deliveries d set status = 'skipped', error = $3, locked_until = null, updated_at = now()
       from conversions p
@@ -142,8 +142,8 @@ const SUPERSEDE_PUBLIC: PreparedStatement = {
         and d.status = 'pending' and d.attempts = 0
       returning d.id, d.conversion_id
     )
-    update conversions c set ip = null, user_agent = null, clear_erased_at = now()
-    where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null)
+    update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now()
+    where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null or c.clear_traits is not null)
       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
         and o.id not in (select id from s))`,
 }

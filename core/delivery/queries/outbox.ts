@@ -97,8 +97,8 @@ export interface AttemptUpdate {
 }
 
 /**
- * Every row of an attempt: $1 the new states as JSON, $2 their ids, $3 their conversions' ids. Also clears IP
- * and user agent of conversions whose every delivery ended sent or skipped: none may be attempted again. A failed
+ * Every row of an attempt: $1 the new states as JSON, $2 their ids, $3 their conversions' ids. Also clears IP,
+ * user agent and clear traits of conversions whose every delivery ended sent or skipped: none may be attempted again. A failed
  * one keeps them for a retry within delivery.retryWindowDays (core/delivery/clear-fields.ts).
  * - It commits without waiting for the WAL flush (`synchronous_commit` off for this transaction only). Losing it
  *   in a database crash leaves the rows claimed; when the lease runs out they are attempted again, and every
@@ -110,7 +110,7 @@ export interface AttemptUpdate {
  *   index and its dead entries.
  */
 const RECORD_ATTEMPT: PreparedStatement = {
-  name: 'dcgate_record_attempt_v4',
+  name: 'dcgate_record_attempt_v5',
   // Measured: its generic plan, made on a fresh database, kept a sequential scan of deliveries (761 blocks a call).
   reusePlan: false,
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
@@ -123,8 +123,8 @@ const RECORD_ATTEMPT: PreparedStatement = {
         sent_at = v.sent_at, note = v.note, updated_at = now()
       from v where d.id = any($2::uuid[]) and d.id = v.id returning d.id
     )
-    update conversions c set ip = null, user_agent = null, clear_erased_at = now()
-    where c.id = any($3::uuid[]) and (c.ip is not null or c.user_agent is not null)
+    update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now()
+    where c.id = any($3::uuid[]) and (c.ip is not null or c.user_agent is not null or c.clear_traits is not null)
       and not exists (select 1 from v where v.conversion_id = c.id and v.status not in ('sent', 'skipped'))
       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
         and o.id not in (select id from v))`,
