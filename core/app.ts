@@ -27,6 +27,7 @@ import { createConversionPipeline } from './delivery/pipeline.ts'
 import { scheduleDeliveryWorker } from './delivery/worker.ts'
 import { scheduleDiagnostics } from './delivery/diagnostics.ts'
 import { runStartupChecks } from './delivery/startup-checks.ts'
+import { scheduleClearFieldErasure } from './delivery/clear-fields.ts'
 import { createScheduler } from './jobs/scheduler.ts'
 import { createRequestObserver } from './metrics/http.ts'
 import { countingConversions } from './metrics/observe.ts'
@@ -141,7 +142,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
       migrate: runMigrations,
       status: () => ({ version: VERSION, base_url: baseUrl, database: database!.description, plugins: plugins.map((p) => p.name), sites: sites.list().map((s) => s.id) }),
     })
-    installDeliveryRoutes(routes, prepared, sites)
+    installDeliveryRoutes(routes, prepared, sites, config.delivery.retryWindowDays)
     const siteIds = config.sites.map((site) => site.id)
     const sunsets = (now = new Date()) => findSunsetWarnings(registry, siteIds, now)
     for (const warning of sunsets()) logger.warn(describeSunset(warning))
@@ -161,6 +162,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     // Not awaited: the checks only warn, and a slow vendor must not hold the start.
     hooks.hook('app:ready', () => void runStartupChecks(registry, config.sites.map((site) => site.id), logger))
     scheduleDiagnostics(scheduler.schedule, { prepared, registry, storage, timeoutMs: config.delivery.requestTimeoutMs, onError: reportDelivery }, config.delivery.workerIntervalMs)
+    scheduleClearFieldErasure(scheduler.schedule, prepared, config.delivery.retryWindowDays)
 
     const context: PluginContext = {
       app, hooks, config, orm, prepared, storage, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import type { ResolvedConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
-import type { AdjustmentEvent, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, Diagnosis, PlatformRequest, PlatformResponse } from './delivery/types.ts'
+import type { AdjustmentEvent, ClearTraitName, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, Diagnosis, PlatformRequest, PlatformResponse } from './delivery/types.ts'
 
 type OptionsSchema<O> = v.GenericSchema<unknown, O>
 
@@ -54,6 +54,11 @@ export interface AdPlatformDefinition<O = unknown> {
   maxRequestsPerSecond?: number
   /** Oldest event the platform accepts, in days. Unset when the vendor documents no limit: no age skip, retries bounded by attempts only. */
   maxEventAgeDays?: number
+  /**
+   * Personal fields the platform takes unhashed (`event.clear`), as its documentation asks: dcgate stores those of a
+   * conversion only while a delivery may need them (core/delivery/clear-fields.ts). Absent: none.
+   */
+  clearTraits?: readonly ClearTraitName[]
   /** Extra headers for this call, e.g. an OAuth access token; the only place an adapter does I/O. */
   authorize?: (options: O, ctx: AuthContext) => Promise<Record<string, string>>
   /**

@@ -10,7 +10,7 @@ const STATUSES = ['pending', 'retrying', 'sent', 'failed', 'skipped'] as const
 const tags = ['Admin']
 
 /** The delivery report: one row per conversion per platform, newest first; and replay of failed ones. */
-export function installDeliveryRoutes(routes: RouteTable, prepared: RunPrepared, sites: SiteDirectory): void {
+export function installDeliveryRoutes(routes: RouteTable, prepared: RunPrepared, sites: SiteDirectory, retryWindowDays: number): void {
   const knownSite = (id: string) => {
     if (!sites.byId(id)) throw apiError(404, { message: `Unknown site "${id}"; configured sites: ${sites.list().map((s) => s.id).join(', ') || '(none)'}` })
     return id
@@ -29,14 +29,16 @@ export function installDeliveryRoutes(routes: RouteTable, prepared: RunPrepared,
   })
 
   routes.add({
-    method: 'POST', path: '/admin/api/sites/:id/deliveries/retry', auth: 'admin', tags, summary: 'Replay failed deliveries (one by id, or all failed)',
+    method: 'POST', path: '/admin/api/sites/:id/deliveries/retry', auth: 'admin', tags, summary: 'Replay failed deliveries (one by id, or all failed); 409 for one past delivery.retryWindowDays',
     params: v.object({ id: v.string() }),
     body: v.object({ id: v.optional(v.pipe(v.string(), v.uuid('must be a delivery id'))), failed: v.optional(v.literal(true)) }),
     handler: async (_event, { params, body }) => {
       if (!body.id === !body.failed) throw apiError(400, { message: 'Give either a delivery id or failed: true' })
-      const requeued = await requeueFailed(prepared, knownSite(params.id), body.id)
+      const { requeued, refused } = await requeueFailed(prepared, knownSite(params.id), body.id, {}, retryWindowDays)
+      // Past the retry window the conversion lacks what the first attempt sent: refused, with the reason.
+      if (body.id && refused.length) throw apiError(409, { message: refused[0]!.reason })
       if (body.id && requeued.length === 0) throw apiError(404, { message: `No failed delivery ${body.id} for site "${params.id}"` })
-      return { requeued }
+      return refused.length ? { requeued, refused } : { requeued }
     },
   })
 }

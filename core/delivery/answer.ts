@@ -12,8 +12,11 @@ export interface AcceptResult {
 
 export const DUPLICATE = 'duplicate_delivery_skipped'
 
-/** Where one delivery stands after an attempt. */
-export interface AttemptResult { id: string, provider: string, status: string, error: string | null }
+/**
+ * Where one delivery stands after an attempt. `queued` when dcgate itself held it back (the platform's request budget
+ * for this second was used up): it goes with the next batch, so it is no error.
+ */
+export interface AttemptResult { id: string, provider: string, status: string, error: string | null, queued?: true }
 
 /** The answer's success and message: what happened to the conversion, and to each inline attempt. */
 export function summarise(
@@ -27,8 +30,19 @@ export function summarise(
   if (plan.providers.length === 0) return { success: true, message: 'stored; no ad platform is connected' }
   if (plan.skipReason) return { success: true, message: `not sent: ${plan.skipReason}` }
   if (!plan.inline) return { success: true, message: 'stored; delivering in the background' }
-  const sent = attempts.filter((r) => r.status === 'sent').length
-  const errors = attempts.filter((r) => r.status !== 'sent').map((r) => ({ provider: r.provider, status: r.status, message: r.error ?? r.status }))
-  const message = sent === attempts.length ? `sent to ${sent} platform${sent === 1 ? '' : 's'}` : `sent to ${sent} of ${attempts.length} platforms`
-  return errors.length ? { success: sent > 0, message, errors } : { success: true, message }
+  const sent = attempts.filter((r) => r.status === 'sent')
+  const queued = attempts.filter((r) => r.status !== 'sent' && r.queued)
+  const errors = attempts.filter((r) => r.status !== 'sent' && !r.queued).map((r) => ({ provider: r.provider, status: r.status, message: r.error ?? r.status }))
+  // A queued delivery counts as taken: dcgate sends it with the next batch, and its outcome is in the delivery report.
+  const success = errors.length === 0 || sent.length + queued.length > 0
+  if (queued.length === 0) {
+    const message = errors.length === 0 ? `sent to ${sent.length} platform${sent.length === 1 ? '' : 's'}` : `sent to ${sent.length} of ${attempts.length} platforms`
+    return errors.length ? { success, message, errors } : { success, message }
+  }
+  const message = [
+    sent.length ? `sent to ${sent.map((r) => r.provider).join(', ')}` : undefined,
+    ...queued.map((r) => r.error ?? `queued: ${r.provider} goes with the next batch`),
+    errors.length ? `not sent to ${errors.map((e) => e.provider).join(', ')}` : undefined,
+  ].filter(Boolean).join('; ')
+  return errors.length ? { success, message, errors } : { success, message }
 }

@@ -13,6 +13,7 @@ import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
 import { recordReceipts, type NewReceipt } from './queries/diagnostics.ts'
 import { nextStep } from './retry.ts'
+import { erasedReason } from './clear-fields.ts'
 import { toEvent } from './rows.ts'
 import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
 import { supersededReason } from './trust.ts'
@@ -80,12 +81,7 @@ interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdP
 const GROUP_MARK = '\u0001'
 type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number, receipt?: string } | { deferredMs: number }
 /** An attempt's record, with the platform's receipt for a request it judges later (diagnostics.ts). */
-type Attempted = AttemptUpdate & { receipt?: NewReceipt }
-/**
- * How long an inline attempt waits for a platform's request budget before it leaves the event to the worker (which
- * sends it with the next batch): the answer then says it is queued, instead of holding the caller for a slow budget.
- */
-const INLINE_PATIENCE_MS = 10
+type Attempted = AttemptUpdate & { receipt?: NewReceipt, queued?: true }
 /** Events this process keeps waiting for one platform account's budget, in full requests, before it leaves new ones to the worker. */
 const LATER_BACKLOG_BATCHES = 4
 
@@ -155,6 +151,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     if (!configured) return ended('failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
     if (!event) return ended('failed', 'conversion not found', row.attempts)
     const platform = configured.definition as AdPlatformDefinition<unknown>
+    // Never sent degraded: a retry that finds the clear fields erased (a replay racing the erasure) ends failed, saying so.
+    if (row.kind !== 'adjustment' && stored?.clear_erased_at) return ended('failed', erasedReason(stored.clear_erased_at, policy.retryWindowDays), row.attempts)
     if (row.kind === 'adjustment') {
       const step = stepOf(row, event, platform, configured.options)
       if ('skip' in step) return skipped(step.skip)
@@ -193,13 +191,13 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const key = item.group ? `${account}${GROUP_MARK}${item.group}` : account
     platforms.set(account, limitsOf(platform, adjusting))
     platforms.set(key, limitsOf(platform, adjusting))
-    const sent = await sends.add(key, item, mode === 'inline' ? INLINE_PATIENCE_MS : undefined)
+    const sent = await sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined)
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
         id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
         error: queuedMessage(platform),
-        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null,
+        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true,
       }
     }
     const { outcome, httpStatus, durationMs } = sent
@@ -226,16 +224,16 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       deps.onError(error)
       return rows.map(interrupted)
     }
-    const updates = await Promise.all(rows.map(async (row): Promise<AttemptUpdate | undefined> => {
+    const updates = await Promise.all(rows.map(async (row): Promise<(AttemptUpdate & { queued?: true }) | undefined> => {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const { receipt, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
+        const { receipt, queued, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
         // Inline answers wait for their record: they never queue behind a worker batch's larger statement.
         await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
         // After the row's record: the look at the platform's later verdict (diagnostics.ts) finds it sent.
         if (receipt) await receipts.add('receipts', receipt).catch(deps.onError)
-        return update
+        return queued ? { ...update, queued } : update
       }
       catch (error) {
         deps.onError(error)
@@ -245,7 +243,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     // A row without an update keeps its lease; when it runs out the worker tries again, so nothing is lost.
     return rows.map((row, i) => {
       const update = updates[i]
-      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error } : interrupted(row)
+      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error, ...(update.queued ? { queued: true as const } : {}) } : interrupted(row)
     })
   }
 
@@ -253,7 +251,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     plan(siteId, provider) {
       const key = accountKey(siteId, provider)
       const platform = platforms.get(key)
-      if (!platform || !budget.spent(key)) return { kind: 'now' }
+      const reopensInMs = budget.spent(key)
+      // The next window opens soon enough, and the event fits its first requests: it waits, and the answer says sent.
+      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return { kind: 'now' }
       const kind = sends.waiting(key) < LATER_BACKLOG_BATCHES * platform.maxBatchSize ? 'later' : 'worker'
       return { kind, reason: queuedMessage(platform) }
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { ConsolaInstance } from 'consola'
 import { callHookSafe, reportError, type DcgateHookable, type DeliveryDecision } from '../hooks.ts'
 import { hashIdentity } from '../identity/hash.ts'
+import { toClearTraits } from '../identity/clear-traits.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
@@ -51,6 +52,9 @@ export interface ConversionPipeline {
 export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline {
   const { prepared, registry, outbox, hooks, logger } = deps
   const platformsOf = (siteId: string) => registry.forSite(siteId, 'ad-platform').map((c) => c.definition.name)
+  // The clear fields the platforms a conversion goes to declare; nothing else of them is kept in clear.
+  const clearWanted = (siteId: string, providers: readonly string[]) => new Set(registry.forSite(siteId, 'ad-platform')
+    .filter((c) => providers.includes(c.definition.name)).flatMap((c) => c.definition.clearTraits ?? []))
   // Concurrent conversions share the lookup's round trip: under load one statement answers several.
   const lookups = createBatcher<LookupKey, IntakeLookup>({ maxInFlight: INTAKE_STATEMENTS_IN_FLIGHT, maxBatch: () => LOOKUPS_PER_STATEMENT, run: (_key, keys) => lookUpIntake(prepared, keys) })
   // And the insert's: one statement and one commit (one WAL flush) for the conversions that arrive together.
@@ -85,7 +89,8 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, input, match),
       })
 
-      const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site) })
+      const clearTraits = toClearTraits(input.traits, clearWanted(site.id, plan.providers))
+      const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site), clearTraits })
       // A platform whose request budget is used up for this second is sent with its next batch, after the answer.
       const how = new Map(plan.inline ? plan.providers.map((provider) => [provider, outbox.plan(site.id, provider)] as const) : [])
       const inline = plan.providers.map((provider) => plan.inline && how.get(provider)?.kind !== 'worker')
@@ -125,7 +130,7 @@ async function attemptNow(
   void outbox.attempt(claimed('later'), event, 'later')
   const queued = stored.deliveries.flatMap((d) => {
     const plan = how.get(d.provider)
-    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason }] : []
+    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason, queued: true as const }] : []
   })
   return [...await outbox.attempt(claimed('now'), event), ...queued]
 }

@@ -15,8 +15,8 @@ interface Window { second: number, count: number }
 export interface RequestBudget {
   /** Takes one request: 0 to go now, else the milliseconds until the next window. */
   take: (key: string) => Promise<number>
-  /** Whether this process already knows the current window used up (no storage round trip). */
-  spent: (key: string) => boolean
+  /** When this process already knows the current window used up (no storage round trip), the ms until the next; else 0. */
+  spent: (key: string) => number
 }
 
 export function createRequestBudget(storage: Storage, perSecond: (key: string) => number | undefined): RequestBudget {
@@ -24,7 +24,8 @@ export function createRequestBudget(storage: Storage, perSecond: (key: string) =
   const spent = (key: string) => {
     const limit = perSecond(key)
     const seen = known.get(key)
-    return Boolean(limit && seen && seen.second === Math.floor(Date.now() / 1000) && seen.count >= limit)
+    const now = Date.now()
+    return limit && seen && seen.second === Math.floor(now / 1000) && seen.count >= limit ? 1000 - (now % 1000) : 0
   }
   const take = async (key: string): Promise<number> => {
     const limit = perSecond(key)

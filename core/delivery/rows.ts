@@ -3,8 +3,8 @@ import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { DeliveryPlan, UsPrivacyDecision } from './decide.ts'
 import type { VisitMatch } from './match.ts'
 import type { AcceptMeta } from './pipeline.ts'
-import { platformEventId, type Trust } from './trust.ts'
-import type { Channel, ClickIds, Confirmation, ConsentState, ConversionEvent, ConversionInput, ConversionItem, HashedIdentity, StandardEvent } from './types.ts'
+import type { Trust } from './trust.ts'
+import type { Channel, ClearTraits, ClickIds, Confirmation, ConsentState, ConversionEvent, ConversionInput, ConversionItem, HashedIdentity, StandardEvent } from './types.ts'
 
 /** A new row of `conversions`, as the intake writes it (the id is the database's). */
 export interface ConversionRow {
@@ -41,6 +41,8 @@ export interface ConversionRow {
   held_email: string | null
   /** The US state opt-out and the site's mode for it (decide.ts); undefined, bound as SQL NULL, when none applies. */
   us_privacy: UsPrivacyDecision | undefined
+  /** Personal fields a connected platform takes in clear; erased with ip and user_agent (clear-fields.ts). */
+  clear_traits: ClearTraits | null
 }
 
 export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
@@ -50,6 +52,7 @@ export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
   ['click_ids', 'jsonb'], ['user_id', 'text'], ['anonymous_id', 'text'], ['session_id', 'text'], ['page_url', 'text'],
   ['ip', 'text'], ['user_agent', 'text'], ['consent', 'text'], ['is_bot', 'boolean'], ['confirmation', 'text'],
   ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'], ['us_privacy', 'jsonb'],
+  ['clear_traits', 'jsonb'],
 ])
 
 /** What every outbox row of a new conversion shares; one row is written per provider. */
@@ -72,7 +75,7 @@ export const DELIVERY_COLUMNS = columnsOf<DeliveryRow>()([
 /** The conversion row for a new conversion, from what the pipeline learnt and decided. */
 export function toConversionRow(
   input: ConversionInput, meta: AcceptMeta, plan: DeliveryPlan,
-  known: { siteId: string, messageId: string, identity: HashedIdentity, clickIds: ClickIds, match: VisitMatch, siteUrl?: string },
+  known: { siteId: string, messageId: string, identity: HashedIdentity, clickIds: ClickIds, match: VisitMatch, siteUrl?: string, clearTraits?: ClearTraits },
 ): ConversionRow {
   const ids = input.identifiers ?? {}
   const first = input.items?.[0]
@@ -111,6 +114,8 @@ export function toConversionRow(
     content_category: input.contentCategory ?? first?.category ?? null,
     held_email: plan.state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
     us_privacy: plan.usPrivacy,
+    // Like IP and browser: only for a conversion some platform will be sent.
+    clear_traits: plan.keepsBrowser ? known.clearTraits ?? null : null,
   }
 }
 
@@ -134,13 +139,14 @@ export function toDeliveryRow(plan: DeliveryPlan, leaseSeconds: number): Deliver
 /** The fields of a stored (or about to be stored) conversion that adapters see. */
 export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust' | 'event' | 'value' | 'currency' | 'order_id' | 'channel'
   | 'items' | 'identity' | 'click_ids' | 'ip' | 'user_agent' | 'page_url' | 'consent' | 'confirmation'>
-  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null }
+  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null, clear_traits?: ClearTraits | null, country?: string | null }
 
 /** A conversion as adapters see it: the row just written (an inline attempt) or read back (the worker). */
 export function toEvent(row: EventFields): ConversionEvent {
   const consent = row.consent as ConsentState
   return {
-    messageId: platformEventId(row.message_id, row.trust),
+    // The platforms' dedup key, for every tier: the id the site's own pixel and tag send for the same event.
+    messageId: row.message_id,
     siteId: row.site_id,
     event: row.event,
     standardEvent: row.standard_event as StandardEvent,
@@ -155,6 +161,7 @@ export function toEvent(row: EventFields): ConversionEvent {
     ip: row.ip ?? undefined,
     userAgent: row.user_agent ?? undefined,
     pageUrl: row.page_url ?? undefined,
+    ...(row.clear_traits ? { clear: { ...row.clear_traits, ...(row.country ? { countryCode: row.country } : {}) } } : {}),
     consent: { adUserData: consent, adPersonalization: consent },
     ...(row.us_privacy?.mode === 'limited' ? { limitedDataUse: toLimitedDataUse(row.us_privacy) } : {}),
     confirmation: row.confirmation as Confirmation,

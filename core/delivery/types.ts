@@ -77,8 +77,8 @@ export interface ConversionItem {
 /** A conversion ready for delivery: everything an adapter may put in a platform's request. */
 export interface ConversionEvent {
   /**
-   * The id every adapter sends as the platform's dedup key: the integrator's messageId for a trusted conversion,
-   * prefixed for a public one (core/delivery/trust.ts), so a public id never occupies a trusted one at a platform.
+   * The id every adapter sends as the platform's dedup key: the messageId as given, for a public conversion too, so
+   * it deduplicates with the site's own pixel and tag (core/delivery/trust.ts).
    */
   messageId: string
   siteId: string
@@ -100,6 +100,8 @@ export interface ConversionEvent {
   userAgent?: string
   /** The page the conversion happened on, when known. */
   pageUrl?: string
+  /** Personal fields the platform takes in clear (LinkedIn's userInfo, Google's address), when an adapter asked for them. */
+  clear?: ClearTraits
   consent: { adUserData: ConsentState, adPersonalization: ConsentState }
   /**
    * Set when the person opted out of the sale or sharing of their data under a US state law (Global Privacy Control,
@@ -115,6 +117,23 @@ export interface ConversionEvent {
    */
   qualifiedLate?: { leadAt: Date }
 }
+
+/**
+ * Personal fields some platforms take unhashed: LinkedIn's userInfo (names, company, title, country), Google's address
+ * (region and postal code in clear beside the hashed names). Stored only for the fields a connected adapter declares
+ * in `clearTraits`, and erased with the IP address and user agent (core/delivery/clear-fields.ts). Trimmed, as given.
+ */
+export interface ClearTraits {
+  firstName?: string
+  lastName?: string
+  company?: string
+  title?: string
+  postalCode?: string
+  /** ISO 3166-1 alpha-2, upper case (the conversion's country, which is kept anyway). */
+  countryCode?: string
+}
+export const CLEAR_TRAIT_NAMES = ['firstName', 'lastName', 'company', 'title', 'postalCode', 'countryCode'] as const satisfies readonly (keyof ClearTraits)[]
+export type ClearTraitName = typeof CLEAR_TRAIT_NAMES[number]
 
 /** A refund told to a platform about a conversion it received (core/delivery/adjust.ts). */
 export interface ConversionAdjustment {

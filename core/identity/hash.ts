@@ -25,6 +25,9 @@ export interface IdentityTraits {
    */
   street?: string
   postal_code?: string
+  /** Kept only in clear, for a platform that takes it (LinkedIn's userInfo): core/identity/clear-traits.ts. */
+  company?: string
+  title?: string
   city?: string
   state?: string
   country?: string

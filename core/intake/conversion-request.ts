@@ -73,6 +73,7 @@ export const ConversionRequest = v.looseObject({
     traits: v.optional(v.looseObject({
       email: v.optional(TraitEmail), phone: v.optional(Text(64)), first_name: v.optional(Text(255)), last_name: v.optional(Text(255)),
       street: v.optional(Text(500)), postal_code: v.optional(Text(32)), city: v.optional(Text(255)), state: v.optional(Text(255)), country: v.optional(Text(64)),
+      company: v.optional(Text(255)), title: v.optional(Text(255)),
     })),
     identifiers: v.optional(v.objectWithRest({
       dc_session_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(128))),

@@ -34,16 +34,19 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
   const visit = body.sid ? await visitContact(ctx.prepared, site.id, body.sid) : undefined
   for (const { hit, row } of conversions) {
     const props = hit.props ?? {}
+    const orderId = typeof props.order_id === 'string' || typeof props.order_id === 'number' ? String(props.order_id).slice(0, 255) || undefined : undefined
+    const chosenId = hit.id ?? orderId
     await ctx.conversions.accept(site, {
-      // The page's own id for the event, so a server-side send of the same conversion dedupes with it (a signed
-      // webhook's copy supersedes it: core/delivery/trust.ts).
-      messageId: hit.id ?? `pixel-${row.id}`,
-      messageIdGenerated: hit.id === undefined,
+      // The page's own id for the event (the eventID its Meta pixel sends), else the order id (its Google tag's
+      // transaction_id): the platforms receive it as their dedup key, so the site's own pixel and tag and this copy
+      // count once; and a server-side send with the same id supersedes it here (core/delivery/trust.ts).
+      messageId: chosenId ?? `pixel-${row.id}`,
+      messageIdGenerated: chosenId === undefined,
       event: hit.name,
       occurredAt: new Date(row.occurred_at),
       value: typeof props.value === 'number' ? props.value : undefined,
       currency: typeof props.currency === 'string' && /^[A-Za-z]{3}$/.test(props.currency) ? props.currency.toUpperCase() : undefined,
-      orderId: typeof props.order_id === 'string' || typeof props.order_id === 'number' ? String(props.order_id) : undefined,
+      orderId,
       contentName: typeof props.content_name === 'string' ? props.content_name : undefined,
       contentCategory: typeof props.content_category === 'string' ? props.content_category : undefined,
       identifiers: { ...body.clickIds, dc_session_id: body.sid },

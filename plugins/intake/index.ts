@@ -38,10 +38,10 @@ export default definePlugin({
       path: '/api/v1/conversions/automation',
       auth: 'key',
       summary: 'Send a conversion',
-      description: 'Deduplicates by messageId, recovers click ids from earlier visits, and delivers to every connected ad platform. 202 when every event was processed without error, 207 when one could not be sent to any platform.',
+      description: 'Deduplicates by messageId, recovers click ids from earlier visits, and delivers to every connected ad platform. 202 when every event was processed without error (sent, or queued by dcgate for a platform\'s next batch), 207 when one was refused by or could not be sent to every platform.',
       tags: ['Conversions'],
       body: ConversionRequest,
-      responses: { 202: AutomationResponse, 207: { description: 'Accepted; at least one event could not be sent to any platform', schema: ConversionResponse } },
+      responses: { 202: AutomationResponse, 207: { description: 'Accepted; at least one event was refused by or could not be sent to every platform it was meant for', schema: ConversionResponse } },
       precheck: (event) => {
         if (event.context.site!.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was sent', code: 'APP_INACTIVE' })
       },

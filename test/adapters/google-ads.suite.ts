@@ -127,6 +127,8 @@ testAdPlatform<GoogleAdsOptions>({
   },
   countEvents: (request) => ingested(request).length,
   dedupKeyIn: (request, event) => ingested(request).some((e) => e.transactionId === event.messageId),
+  // AddressInfo's postal code is taken in clear (README "Address").
+  piiFields: { sentPlain: ['zip'] },
   additionalTests: () => {
     dataManagerTests()
     legacyTests()

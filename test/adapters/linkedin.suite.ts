@@ -65,6 +65,8 @@ testAdPlatform<LinkedInOptions>({
   countEvents: (body) => elementsOf(body).length,
   // LinkedIn discards a Conversions API event whose eventId matches an Insight Tag event of the same account.
   dedupKeyIn: (body, e) => elementsOf(body).some((element) => element.eventId === toEventId(e.messageId)),
+  // userInfo: LinkedIn documents names, company and title in plain text (README "userInfo").
+  piiFields: { sentPlain: ['firstName', 'lastName', 'company', 'title'] },
   additionalTests: linkedInSpecificTests,
 })
 

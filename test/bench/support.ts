@@ -23,8 +23,10 @@ export interface Figures {
   serverCpuMs: number, postgresCpuMs: number
   /** CPU ms per 2xx response of this process: autocannon plus whatever else the bench runs beside it. */
   benchCpuMs: number
-  /** 2xx responses of the warm-up and the measured run together: what the server acknowledged. */
+  /** Counted responses (see Load.counts) of the warm-up and the measured run together: what the server acknowledged. */
   answered: number
+  /** Other 2xx answers of both runs by status (a 207 where a 202 is counted): printed apart, in no figure above. */
+  apart: Record<string, number>
   /** Requests sent in either run that got no response before the load stopped: the server may still have handled them. */
   unanswered: number
 }
@@ -34,6 +36,8 @@ export interface Load {
   url: string
   headers: Record<string, string>
   next: () => { body: string, headers?: Record<string, string> }
+  /** The status a success answers (202 for a conversion): only it is counted; other 2xx go to Figures.apart. Default: any 2xx. */
+  counts?: number
 }
 
 export interface Dcgate {
@@ -157,13 +161,26 @@ export async function measure(label: string, server: ChildProcess, load: Load): 
   const rssSampler = sampleRss(pid)
   const result = await runLoad(load, SECONDS, latencies).finally(rssSampler.stop)
   const rssEndMb = rss(pid)
-  const perResponse = cpu.perResponse(Math.max(1, result['2xx']))
+  const counted = (run: Result) => (load.counts ? run.statusCodeStats[load.counts]?.count ?? 0 : run['2xx'])
+  const perResponse = cpu.perResponse(Math.max(1, counted(result)))
   const [p50, p99] = percentiles(latencies, 0.5, 0.99)
   return {
-    label, perSecond: result['2xx'] / result.duration, p50: p50!, p99: p99!, rssStartMb, rssEndMb, rssSamples: rssSampler.samples,
-    non2xx: result.non2xx, errors: result.errors + result.timeouts, total: result['2xx'], ...perResponse,
-    answered: warmup['2xx'] + result['2xx'], unanswered: unanswered(warmup) + unanswered(result),
+    label, perSecond: counted(result) / result.duration, p50: p50!, p99: p99!, rssStartMb, rssEndMb, rssSamples: rssSampler.samples,
+    non2xx: result.non2xx, errors: result.errors + result.timeouts, total: counted(result), ...perResponse,
+    answered: counted(warmup) + counted(result), apart: otherSuccesses([warmup, result], load.counts), unanswered: unanswered(warmup) + unanswered(result),
   }
+}
+
+/** 2xx answers by status other than the counted one, over the runs. */
+function otherSuccesses(runs: Result[], counts: number | undefined): Record<string, number> {
+  const apart: Record<string, number> = {}
+  if (counts === undefined) return apart
+  for (const run of runs) {
+    for (const [status, { count }] of Object.entries(run.statusCodeStats ?? {})) {
+      if (status.startsWith('2') && Number(status) !== counts && count > 0) apart[status] = (apart[status] ?? 0) + count
+    }
+  }
+  return apart
 }
 
 /** One autocannon run; `latencies` (when given) receives the time of each response, in ms. */
@@ -251,6 +268,10 @@ export function printTable(rows: Figures[], unit: string): void {
   for (const r of rows) {
     const cpu = `${r.serverCpuMs.toFixed(3).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(3).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(3).padStart(17)}`
     console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors.toString().padEnd(7)}  ${cpu}`)
+  }
+  for (const r of rows) {
+    const apart = Object.entries(r.apart).map(([status, count]) => `${count} answered ${status}`)
+    if (apart.length) console.log(`${r.label}: not counted above (warm-up included): ${apart.join(', ')}`)
   }
 }
 

@@ -172,6 +172,8 @@ describe('hits and identify fields', () => {
   })
 
   it('drops what cannot be fixed', () => {
+    // The id a site already gives its Meta pixel, fbq('track', …, { eventID }), is taken as it is.
+    expect(trackedEvent('Purchase', {}, { eventID: 'A-1001' }, 'https://a.example/', T)).toMatchObject({ id: 'A-1001' })
     expect(trackedEvent('', {}, undefined, 'https://a.example/', T)).toBeUndefined()
     expect(trackedEvent(5, {}, undefined, 'https://a.example/', T)).toBeUndefined()
     expect(trackedEvent('Lead', 'x', { id: '' }, 'https://a.example/', T)).toEqual({ t: 'event', hid: expect.stringMatching(/^[A-Za-z0-9_-]{8,64}$/), ts: T, url: 'https://a.example/', name: 'Lead' })

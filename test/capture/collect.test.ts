@@ -125,6 +125,15 @@ describe('POST /collect', () => {
     expect(await visit(session)).toMatchObject({ page_count: 1, event_count: 1, landing_url: 'https://shop.example/a', click_ids: { gclid: 'g1', msclkid: 'm1' } })
   })
 
+  it('a direct visit has no referrer: the next page\'s referrer (the landing page, sent later) is not taken for it', async () => {
+    const session = sid()
+    await collect({ v: 1, sid: session, vid: 'visitor-0009', hits: [pageview('https://shop.example/direct')] })
+    await visit(session)
+    await collect({ v: 1, sid: session, vid: 'visitor-0009', hits: [pageview('https://shop.example/next', { ref: 'https://shop.example/direct' })] })
+    await expect.poll(async () => (await visit(session))?.page_count).toBe(2)
+    expect(await visit(session)).toMatchObject({ landing_url: 'https://shop.example/direct', referrer: null })
+  })
+
   it('keeps nothing that identifies an EU/UK visitor before consent: the hit is counted without a visit', async () => {
     const session = sid()
     const response = await collect({ v: 1, sid: session, vid: 'visitor-0003', hits: [pageview('https://shop.example/uk')], clickIds: { gclid: 'uk' } }, { ip: UK_IP })
@@ -201,10 +210,20 @@ describe('POST /collect', () => {
     expect(response.status).toBe(202)
     const [conversion] = await sql<Record<string, any>[]>('select * from conversions where message_id = ?', ['order-77'])
     expect(conversion).toMatchObject({ source: 'pixel', confirmation: 'tracked', trust: 'public', standard_event: 'Purchase', value: 19.5, currency: 'EUR', order_id: '77', session_id: session })
-    // Public, so under its own event id: a page cannot occupy a trusted id at the platform.
-    await expect.poll(() => fake.requests.filter((r) => r.body.includes('"id":"public:order-77"')).length, { timeout: 5000 }).toBe(1)
-    const sent = JSON.parse(fake.requests.find((r) => r.body.includes('"id":"public:order-77"'))!.body) as { events: { clickIds: Record<string, string>, ip: string }[] }
+    // Under the id the page gave (its own pixel's eventID), which the platform deduplicates on.
+    await expect.poll(() => fake.requests.filter((r) => r.body.includes('"id":"order-77"')).length, { timeout: 5000 }).toBe(1)
+    const sent = JSON.parse(fake.requests.find((r) => r.body.includes('"id":"order-77"'))!.body) as { events: { clickIds: Record<string, string>, ip: string }[] }
     expect(sent.events[0]).toMatchObject({ clickIds: { gclid: 'px-gclid' }, ip: US_IP })
+  })
+
+  it('a tracked Purchase without an id reaches the platforms under its order id, which the site\'s own tag sends too', async () => {
+    const response = await collect({
+      v: 1, sid: sid(), vid: 'visitor-0005', consent: 'granted',
+      hits: [{ t: 'event', ts: Date.now(), url: 'https://shop.example/thanks', name: 'Purchase', props: { value: 12, currency: 'EUR', order_id: 'A-1077' } }],
+    })
+    expect(response.status).toBe(202)
+    expect(await sql('select message_id, order_id, trust from conversions where order_id = ?', ['A-1077'])).toEqual([{ message_id: 'A-1077', order_id: 'A-1077', trust: 'public' }])
+    await expect.poll(() => fake.requests.filter((r) => r.body.includes('"id":"A-1077"')).length, { timeout: 5000 }).toBe(1)
   })
 })
 

@@ -160,8 +160,8 @@ describe('three instances behind Caddy', () => {
     await Promise.all(Array.from({ length: 8 }, async () => {
       for (let id = queue.shift(); id; id = queue.shift()) {
         const response = await conversion(id, caddy.url, burstKey)
-        // 202, or 207 when a platform did not take it at the first attempt (the worker then sends it): counted below.
-        expect([202, 207]).toContain(response.status)
+        // 202 on every instance: an event a platform's request budget left for the next batch is queued, no error.
+        expect(response.status).toBe(202)
         answers.push(JSON.stringify(await response.json()))
       }
     }))

@@ -20,6 +20,8 @@ export const PERSON = {
   zip: '94025-1234',
   country: 'US',
   externalId: 'CRM-User-8812',
+  company: 'Fjordline Analytics',
+  jobTitle: 'Procurement Lead',
 } as const
 
 export type PlainPiiField = keyof typeof PLAIN_PII
@@ -36,6 +38,8 @@ export const PLAIN_PII = {
   city: [PERSON.city, 'menlopark'],
   zip: [PERSON.zip, '94025'],
   externalId: [PERSON.externalId, 'crm-user-8812'],
+  company: [PERSON.company],
+  title: [PERSON.jobTitle],
 } as const satisfies Record<string, readonly string[]>
 
 /** PERSON normalised as HashedIdentity documents, then SHA-256 (lowercase hex). */
@@ -83,6 +87,8 @@ export function purchaseFixture(now: Date = FIXED_NOW): ConversionEvent {
     ip: '203.0.113.7',
     userAgent: USER_AGENT,
     pageUrl: 'https://shop.example.com/checkout/thank-you',
+    // What a platform that declares clearTraits gets in clear (LinkedIn's userInfo, Google's address); the others never read it.
+    clear: { firstName: PERSON.firstName, lastName: PERSON.lastName, company: PERSON.company, title: PERSON.jobTitle, postalCode: PERSON.zip, countryCode: PERSON.country },
     consent: { adUserData: 'granted', adPersonalization: 'granted' },
     confirmation: 'payment_confirmed',
   }

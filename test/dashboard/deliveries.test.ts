@@ -7,6 +7,7 @@ import { builtInPlugins } from '../../plugins/index.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { uniqueEmail, type Browser } from './support.ts'
 import { rows, signIn, until } from './pages-client.ts'
+import { erasePastRetryWindow } from '../../core/delivery/queries/clear-fields.ts'
 
 // The Deliveries page as a site owner uses it: the report with its filter, a delivery's request and answer, Retry.
 let app: TestApp
@@ -144,6 +145,11 @@ describe('Deliveries page', () => {
     await until(async () => (await deliveries()).find((d) => d.message_id === 'order-2')!.status === 'sent')
     expect((await deliveries()).find((d) => d.message_id === 'lead-1')!.status).toBe('failed')
     expect((await page()).text).toContain('1 failed delivery is due again.')
+    // What is sent again is what was sent first: the failed delivery kept the buyer's IP address for its retry.
+    const sentOrder2 = fake.requests.filter((r) => r.body.includes('"id":"order-2"')).map((r) => (JSON.parse(r.body) as { events: { id: string, ip?: string }[] }).events.find((e) => e.id === 'order-2'))
+    expect(sentOrder2.map((e) => e?.ip)).toEqual(['203.0.113.77', '203.0.113.77'])
+    // Every delivery of it ended sent: nothing can be retried, so the clear fields are gone.
+    expect(await sql(`select ip, user_agent, clear_erased_at is not null as erased from conversions where message_id = 'order-2'`)).toEqual([{ ip: null, user_agent: null, erased: true }])
   })
 
   it('refuses a Retry without the session\'s CSRF token', async () => {
@@ -178,6 +184,38 @@ describe('Deliveries page', () => {
     const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
     expect((await member.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })).status).toBe(403)
     expect((await member.get('/dashboard/sites/other/deliveries')).status).toBe(200)
+  })
+
+  it('past delivery.retryWindowDays the clear fields are erased, and a Retry is refused with the reason instead of sent without them', async () => {
+    const [lead] = (await deliveries()).filter((d) => d.message_id === 'lead-1')
+    expect(await sql(`select ip, user_agent from conversions where message_id = 'lead-1'`)).toEqual([{ ip: '203.0.113.77', user_agent: 'Mozilla/5.0 TestBrowser' }])
+    // Within the window the erasure leaves it alone; eight days later (the default window is 7) it erases them.
+    expect(await erasePastRetryWindow(app.dcgate.context.prepared, 7, 1000)).toBe(0)
+    await sql(`update conversions set created_at = now() - interval '8 days' where message_id = 'lead-1'`)
+    expect(await erasePastRetryWindow(app.dcgate.context.prepared, 7, 1000)).toBe(1)
+    expect(await sql(`select ip, user_agent, clear_erased_at is not null as erased from conversions where message_id = 'lead-1'`)).toEqual([{ ip: null, user_agent: null, erased: true }])
+
+    const before = fake.requests.length
+    const response = await operator.post('/dashboard/sites/shop/deliveries/retry', { id: lead!.id })
+    expect(response.status).toBe(303)
+    expect((await page()).text).toContain('Not retried: the conversion&#39;s IP address and user agent were erased on')
+    expect((await deliveries()).find((d) => d.id === lead!.id)!.status).toBe('failed')
+    const all = await operator.post('/dashboard/sites/shop/deliveries/retry-failed', { event: 'Lead' })
+    expect(all.status).toBe(303)
+    expect((await page('?event=Lead')).text).toContain('No failed delivery is due again. 1 older than 7 days was not retried')
+    const api = await app.admin('POST', '/sites/shop/deliveries/retry', { id: lead!.id })
+    expect(api.status).toBe(409)
+    expect(await api.json()).toMatchObject({ message: expect.stringContaining('delivery.retryWindowDays: 7') })
+    expect(await (await app.admin('POST', '/sites/shop/deliveries/retry', { failed: true })).json()).toEqual({ requeued: [], refused: [{ id: lead!.id, reason: expect.stringMatching(/^not retried: /) }] })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(fake.requests.length).toBe(before)
+
+    // The detail page says the fields were erased, not that they are hidden, and offers no Retry.
+    const { text } = await page(`?id=${lead!.id}`)
+    expect(text).toContain('were erased on')
+    expect(text).toContain('A retry is refused')
+    expect(text).not.toContain('the IP address and the user agent are shown as [redacted]')
+    expect(text).not.toContain('class="button small">Retry</button>')
   })
 
   it('shows a refund told to the platform as such, with its refund and its request through the adapter\'s refund mapping', async () => {

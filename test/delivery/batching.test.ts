@@ -42,10 +42,10 @@ async function startPlatform(): Promise<Platform> {
   return { fake, times, events: () => fake.requests.map((r) => (JSON.parse(r.body) as { events: { id: string }[] }).events.map((e) => e.id)) }
 }
 
-async function boot(platform: Platform, maxRequestsPerSecond?: number): Promise<TestApp> {
+async function boot(platform: Platform, maxRequestsPerSecond?: number, budgetWaitMs?: number): Promise<TestApp> {
   return bootTestApp({
     plugins: ['intake', 'export'],
-    delivery: { workerIntervalMs: 50, batchWindowMs: 50 },
+    delivery: { workerIntervalMs: 50, batchWindowMs: 50, budgetWaitMs },
     sites: [{ id: 'demo', name: 'Demo', destinations: { batchads: { baseUrl: platform.fake.url } } }],
   }, { adapters: [perEventPlatform(maxRequestsPerSecond)], builtInPlugins })
 }
@@ -117,7 +117,8 @@ describe('a platform request rate', () => {
   let app: TestApp
   beforeAll(async () => {
     platform = await startPlatform()
-    app = await boot(platform, 2)
+    // No wait for the next window: what the budget cannot send at once is queued.
+    app = await boot(platform, 2, 0)
   })
   afterAll(async () => {
     await app?.close()
@@ -133,7 +134,7 @@ describe('a platform request rate', () => {
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(2)
   })
 
-  it('does not hold an inline answer for long: what the budget cannot send soon is queued, said so, and sent with a later batch', async () => {
+  it('does not hold an inline answer: what the budget cannot send now is queued, answered 202 as no error, and sent with a later batch', async () => {
     const key = await app.createKey('demo', 'rate')
     const answers = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
       // Spread over 300 ms, so several requests would be needed where the budget allows one every 500 ms.
@@ -142,13 +143,53 @@ describe('a platform request rate', () => {
         method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key },
         body: JSON.stringify({ event: 'Lead', messageId: `queued-${i}`, context: { traits: { email: `lead${i}@example.com` } } }),
       })
-      return (await response.json() as { events: { message: string, errors?: { status: string, message: string }[] }[] }).events[0]!
+      const { success, message, errors } = (await response.json() as { events: { success: boolean, message: string, errors?: unknown[] }[] }).events[0]!
+      return { status: response.status, success, message, ...(errors ? { errors } : {}) }
     }))
-    const queued = answers.filter((a) => a.message === 'sent to 0 of 1 platforms')
+    const queued = answers.filter((a) => a.message !== 'sent to 1 platform')
     expect(queued.length).toBeGreaterThan(0)
-    expect(queued[0]!.errors).toEqual([{ provider: 'batchads', status: 'pending', message: 'queued: batchads takes at most 2 requests a second; it goes with the next batch' }])
+    expect(queued[0]).toEqual({ status: 202, success: true, message: 'queued: batchads takes at most 2 requests a second; it goes with the next batch' })
+    expect(answers.every((a) => a.status === 202 && a.success)).toBe(true)
     await expect.poll(async () => Object.values(await statuses(app, 'queued-')).filter((s) => s !== 'sent').length, { timeout: 15_000 }).toBe(0)
     const sent = platform.events().flat().filter((id) => id.startsWith('queued-'))
     expect(sent.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `queued-${i}`).sort())
+  })
+})
+
+describe('a platform request rate, with time to wait for the next window', () => {
+  let platform: Platform
+  let app: TestApp
+  beforeAll(async () => {
+    platform = await startPlatform()
+    app = await boot(platform, 2, 1000)
+  })
+  afterAll(async () => {
+    await app?.close()
+    await platform?.fake.close()
+  })
+
+  it('holds an inline answer until the next window opens, within delivery.budgetWaitMs, and answers with the platform\'s verdict', async () => {
+    const key = await app.createKey('demo', 'wait')
+    const post = (messageId: string) => app.request('/api/v1/conversions/automation', {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-dc-key': key },
+      body: JSON.stringify({ event: 'Lead', messageId, context: { traits: { email: `${messageId}@example.com` } } }),
+    }).then(async (response) => {
+      const { success, message, errors } = (await response.json() as { events: { success: boolean, message: string, errors?: unknown[] }[] }).events[0]!
+      return { status: response.status, success, message, ...(errors ? { errors } : {}) }
+    })
+    // At the start of a second, two conversions one after the other use up its two requests.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20))
+    await post('wait-a')
+    await post('wait-b')
+    const started = Date.now()
+    const later = await Promise.all(['wait-c', 'wait-d-bad', 'wait-e'].map(post))
+    expect(Date.now() - started).toBeLessThan(1500)
+    expect(later).toEqual([
+      { status: 202, success: true, message: 'sent to 1 platform' },
+      { status: 207, success: false, message: 'sent to 0 of 1 platforms', errors: [{ provider: 'batchads', status: 'failed', message: 'invalid event' }] },
+      { status: 202, success: true, message: 'sent to 1 platform' },
+    ])
+    // The three shared the next second's first request.
+    expect(platform.events().at(-1)!.sort()).toEqual(['wait-c', 'wait-d-bad', 'wait-e'])
   })
 })

@@ -144,8 +144,8 @@ describe("consent.usPrivacy: 'limited'", () => {
     })
     expect(response.status).toBe(202)
     expect((await stored('pixel-ldu-1'))!.us_privacy).toEqual({ mode: 'limited', signal: 'gpc', country: 'us' })
-    // Delivered in the background: the worker reads the stored decision back (a public id is sent prefixed).
-    await expect.poll(() => received(SITES.limited, 'public:pixel-ldu-1'), { timeout: 5000 }).toEqual({ id: 'public:pixel-ldu-1', limitedDataUse: { country: 'us' } })
+    // Delivered in the background: the worker reads the stored decision back.
+    await expect.poll(() => received(SITES.limited, 'pixel-ldu-1'), { timeout: 5000 }).toEqual({ id: 'pixel-ldu-1', limitedDataUse: { country: 'us' } })
   })
 })
 

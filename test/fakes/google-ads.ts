@@ -461,6 +461,7 @@ function checkEvent(event: unknown, index: number, references: Map<string, unkno
     if (keys.length !== 1 || !['emailAddress', 'phoneNumber', 'address'].includes(keys[0]!)) add(field, 'INVALID_ARGUMENT', 'Exactly one of emailAddress, phoneNumber or address must be set.')
     else if (keys[0] !== 'address' && !/^[0-9a-fA-F]*$/.test(String((identifier as Record<string, unknown>)[keys[0]!]))) add(`${field}.${keys[0]}`, 'INVALID_HEX_ENCODING', 'The HEX encoded value is malformed.')
     else if (keys[0] !== 'address' && String((identifier as Record<string, unknown>)[keys[0]!]).length !== 64) add(`${field}.${keys[0]}`, 'INVALID_SHA256_FORMAT', 'The SHA256 encoded value is malformed.')
+    else if (keys[0] === 'address') addressProblems((identifier as { address: unknown }).address).forEach(([name, message]) => add(`${field}.address.${name}`, 'INVALID_ARGUMENT', message))
   })
   const hasAdIdentifier = Boolean(ad.gclid || ad.gbraid || ad.wbraid || ad.sessionAttributes || ad.landingPageDeviceInfo)
   if (!hasAdIdentifier && identifiers.length === 0) add('', 'NO_IDENTIFIERS_PROVIDED', 'Events data contains no user identifiers or ad identifiers.')
@@ -472,6 +473,16 @@ function errorInfo(reason: string, domain = DM_DOMAIN, metadata?: Record<string,
 }
 
 /** The standard Google error body, with a RequestInfo naming the request for support. */
+/** AddressInfo (read 2026-11-28): givenName and familyName SHA-256, regionCode ISO 3166-1 alpha-2 and postalCode in clear, all required. */
+function addressProblems(address: unknown): [string, string][] {
+  const a = isObject(address) ? address as Record<string, unknown> : {}
+  return [
+    ...(['givenName', 'familyName'] as const).filter((name) => !/^[0-9a-f]{64}$/i.test(String(a[name] ?? ''))).map((name): [string, string] => [name, 'Required; hashed as SHA-256.']),
+    ...(/^[A-Z]{2}$/.test(String(a.regionCode ?? '')) ? [] : [['regionCode', 'Required; the 2-letter ISO-3166-1 alpha-2 region code.'] as [string, string]]),
+    ...(typeof a.postalCode === 'string' && a.postalCode.trim() ? [] : [['postalCode', 'Required; the postal code of the user\'s address.'] as [string, string]]),
+  ]
+}
+
 function rpcError(code: number, status: string, message: string, details: unknown[] = []): FakeReply {
   return { status: code, body: { error: { code, message, status, details: [...details, { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId: randomUUID() }] } } }
 }

@@ -95,7 +95,8 @@ describe('POST /api/v1/conversions/automation', () => {
   })
 
   it('reads timestamps as ISO strings, unix seconds or unix milliseconds', async () => {
-    const when = Date.UTC(2026, 10, 20, 12, 0, 0)
+    // Two days ago on a whole second (unix seconds carry no milliseconds), well inside every platform's window.
+    const when = Math.floor((Date.now() - 2 * 86_400_000) / 1000) * 1000
     for (const [id, timestamp] of [['ts-iso', new Date(when).toISOString()], ['ts-s', when / 1000], ['ts-ms', when]] as const) {
       expect((await post({ event: 'Lead', messageId: id, timestamp })).status).toBe(202)
     }

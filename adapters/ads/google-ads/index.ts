@@ -102,6 +102,8 @@ export default defineAdPlatform<GoogleAdsOptions>({
   maxRequestsPerSecond: 5,
   // The longest click-through conversion window an action can have; Google refuses older clicks.
   maxEventAgeDays: 90,
+  // AddressInfo's postal code goes in clear; the region is the conversion's country (map.ts addressOf).
+  clearTraits: ['postalCode', 'countryCode'],
   skipReason,
   authorize: authorizeGoogleAds,
   // Names a refresh token without the scope its API needs, once at start (startup-check.ts).

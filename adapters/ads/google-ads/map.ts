@@ -26,12 +26,15 @@ export interface IngestEvent {
   transactionId: string
   eventTimestamp: string
   adIdentifiers?: { gclid?: string, gbraid?: string, wbraid?: string, landingPageDeviceInfo?: { userAgent?: string, ipAddress?: string } }
-  userData?: { userIdentifiers: ({ emailAddress: string } | { phoneNumber: string })[] }
+  userData?: { userIdentifiers: ({ emailAddress: string } | { phoneNumber: string } | { address: AddressInfo })[] }
   conversionValue?: number
   currency?: string
   eventSource: EventSource
   consent: { adUserData: DataManagerConsent, adPersonalization: DataManagerConsent }
 }
+
+/** Google's AddressInfo: the names hashed like the email, the region (ISO 3166-1 alpha-2) and postal code in clear. */
+export interface AddressInfo { givenName: string, familyName: string, regionCode: string, postalCode: string }
 
 export interface IngestEventsBody {
   destinations: Destination[]
@@ -72,13 +75,14 @@ function toDestinations(events: readonly ConversionEvent[], options: GoogleAdsOp
 
 export function toIngestEvent(event: ConversionEvent, options: GoogleAdsOptions): IngestEvent {
   const { email, phone } = hashedIdentifiers(event)
-  const userIdentifiers = [...(email ? [{ emailAddress: email }] : []), ...(phone ? [{ phoneNumber: phone }] : [])]
+  const address = addressOf(event)
+  const userIdentifiers = [...(email ? [{ emailAddress: email }] : []), ...(phone ? [{ phoneNumber: phone }] : []), ...(address ? [{ address }] : [])]
   const adIdentifiers = { ...clickIdOf(event), ...landingPageDevice(event) }
   return {
     // skipReason refuses a standard event without a conversion action, so there is one.
     destinationReferences: [actionFor(event, options)!],
-    // Google's dedup key. Like every adapter we send the messageId (prefixed for a public conversion, so a page can
-    // never occupy a trusted order's id): README "Deduplication" says why not the integrator's order id.
+    // Google's dedup key. Like every adapter we send the messageId, as given for a public conversion too (the order id
+    // the tracking script sends, so it deduplicates with the site's own tag): README "Deduplication".
     transactionId: event.messageId,
     eventTimestamp: event.occurredAt.toISOString(),
     ...(Object.keys(adIdentifiers).length ? { adIdentifiers } : {}),
@@ -93,6 +97,12 @@ export function toIngestEvent(event: ConversionEvent, options: GoogleAdsOptions)
       adPersonalization: event.limitedDataUse ? 'CONSENT_DENIED' : toDataManagerConsent(event.consent.adPersonalization),
     },
   }
+}
+
+/** All four of AddressInfo are required: the hashed names, and the postal code and country kept in clear for Google. */
+function addressOf({ identity, clear }: ConversionEvent): AddressInfo | undefined {
+  if (!identity.firstName || !identity.lastName || !clear?.postalCode || !clear.countryCode) return undefined
+  return { givenName: identity.firstName, familyName: identity.lastName, regionCode: clear.countryCode, postalCode: clear.postalCode }
 }
 
 /** A pick-up-in-store sale was bought on the website: WEB. Google's EventSource has no value of its own for it. */

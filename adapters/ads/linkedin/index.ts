@@ -65,6 +65,8 @@ export default defineAdPlatform<LinkedInOptions>({
   maxRequestsPerSecond: 3,
   // LinkedIn rejects events that happened more than 90 days ago.
   maxEventAgeDays: 90,
+  // userInfo, in plain text as LinkedIn documents it (map.ts toUserInfo).
+  clearTraits: ['firstName', 'lastName', 'company', 'title', 'countryCode'],
   skipReason,
   authorize: authorizeLinkedIn,
   toRequest: toConversionEventsRequest,

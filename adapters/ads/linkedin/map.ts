@@ -17,9 +17,12 @@ export interface ConversionEventElement {
   conversionHappenedAt: number
   conversionValue?: { currencyCode: string, amount: string }
   eventId: string
-  /** `userIds` is required even when empty; userInfo (plain-text names) is never sent: we keep no plain names. */
-  user: { userIds: { idType: LinkedInIdType, idValue: string }[], externalIds?: string[] }
+  /** `userIds` is required even when empty; `userInfo` (plain text) only with both names (README "userInfo"). */
+  user: { userIds: { idType: LinkedInIdType, idValue: string }[], userInfo?: UserInfo, externalIds?: string[] }
 }
+
+/** LinkedIn's userInfo: in plain text, firstName and lastName required when it is sent. */
+export interface UserInfo { firstName: string, lastName: string, companyName?: string, title?: string, countryCode?: string }
 
 export interface BatchCreateBody { elements: ConversionEventElement[] }
 
@@ -57,6 +60,7 @@ export function toElement(event: ConversionEvent, options: LinkedInOptions): Con
     eventId: toEventId(event.messageId),
     user: {
       userIds: toUserIds(event),
+      ...toUserInfo(event),
       // An opaque id LinkedIn ties to the member it matched; the digest stands in for the integrator's id.
       ...(isSha256Hex(externalId) ? { externalIds: [externalId] } : {}),
     },
@@ -71,6 +75,18 @@ export function skipReason(event: ConversionEvent, options: LinkedInOptions): st
   }
   if (toUserIds(event).length === 0) return 'no hashed email or li_fat_id (LinkedIn first-party ad tracking id) for LinkedIn to match'
   return undefined
+}
+
+/** The buyer's names, company, title and country in clear, kept for LinkedIn only while the delivery may need them. */
+function toUserInfo({ clear }: ConversionEvent): { userInfo: UserInfo } | Record<string, never> {
+  if (!clear?.firstName || !clear.lastName) return {}
+  return {
+    userInfo: {
+      firstName: clear.firstName, lastName: clear.lastName,
+      ...(clear.company ? { companyName: clear.company } : {}), ...(clear.title ? { title: clear.title } : {}),
+      ...(clear.countryCode ? { countryCode: clear.countryCode } : {}),
+    },
+  }
 }
 
 /** The messageId, or its SHA-256 when it is longer than LinkedIn's eventId allows: stable, so retries still dedupe. */

@@ -26,10 +26,11 @@ export async function deliveriesCommand(client: AdminClient, out: Output, args: 
   }
   if (action === 'retry') {
     if (!id && !options.failed) throw new CliError(`Give a delivery id or --failed. ${USAGE}`, 2)
-    const { requeued } = await client.request<{ requeued: string[] }>('POST', `${base}/retry`, id ? { id } : { failed: true })
-    out.result({ requeued }, () => requeued.length === 0
+    const { requeued, refused = [] } = await client.request<{ requeued: string[], refused?: { id: string, reason: string }[] }>('POST', `${base}/retry`, id ? { id } : { failed: true })
+    const notRetried = refused.map((r) => `${r.id}: ${r.reason}`)
+    out.result(refused.length ? { requeued, refused } : { requeued }, () => [requeued.length === 0
       ? 'No failed deliveries to replay.'
-      : `Requeued ${requeued.length} deliver${requeued.length === 1 ? 'y' : 'ies'}; the worker sends them within a few seconds.`)
+      : `Requeued ${requeued.length} deliver${requeued.length === 1 ? 'y' : 'ies'}; the worker sends them within a few seconds.`, ...notRetried].join('\n'))
     return
   }
   throw new CliError(USAGE, 2)

@@ -24,6 +24,7 @@ import { Migration20261126024830 } from './Migration20261126024830.ts'
 import { Migration20261126040000 } from './Migration20261126040000.ts'
 import { Migration20261126041000 } from './Migration20261126041000.ts'
 import { Migration20261128090000 } from './Migration20261128090000.ts'
+import { Migration20261128091000 } from './Migration20261128091000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -50,4 +51,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126040000', class: Migration20261126040000 },
   { name: 'Migration20261126041000', class: Migration20261126041000 },
   { name: 'Migration20261128090000', class: Migration20261128090000 },
+  { name: 'Migration20261128091000', class: Migration20261128091000 },
 ]

@@ -1,6 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 import type { UsPrivacyDecision } from '../decide.ts'
-import type { ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
+import type { ClearTraits, ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
 
 /**
  * An accepted conversion. Personal data is stored only as hashes (`identity`); the buyer's IP and user
@@ -17,6 +17,8 @@ export const Conversion = defineEntity({
     { properties: ['siteId', 'heldEmail', 'event'] },
     // The export folds conversions that share an order id into one row (plugins/export).
     { properties: ['siteId', 'orderId'] },
+    // The conversions still holding clear fields, for the erasure once their retry window has passed (clear-fields.ts).
+    { name: 'conversions_clear_fields_index', expression: 'create index "conversions_clear_fields_index" on "conversions" ("created_at") where ip is not null or user_agent is not null or clear_traits is not null' },
   ],
   properties: {
     id: p.uuid().primary(),
@@ -45,6 +47,10 @@ export const Conversion = defineEntity({
     pageUrl: p.text().nullable(),
     ip: p.string().length(64).nullable(),
     userAgent: p.text().nullable(),
+    /** Personal fields a connected platform takes in clear (core/delivery/types.ts ClearTraits); erased with ip and userAgent. */
+    clearTraits: p.json<ClearTraits>().nullable(),
+    /** When IP and user agent were erased (every delivery ended, or the retry window passed); a retry after it is refused. */
+    clearErasedAt: p.datetime(6).nullable(),
     /** From the matched visit: granted, denied or unknown (server-side conversions with no visit). */
     consent: p.string().length(16).default('unknown'),
     isBot: p.boolean().default(false),

@@ -130,11 +130,11 @@ export async function insertTogether(prepared: RunPrepared, items: readonly NewC
 /**
  * $1 site, $2 messageId, $3 the reason. A trusted conversion was stored with the messageId a public one holds: the
  * public one's deliveries not attempted yet end skipped, so the platforms receive the trusted copy only. Clears the
- * public conversion's IP and user agent when none of its deliveries is left to attempt. Rare: run only when the
+ * public conversion's IP and user agent when its every delivery ended sent or skipped (a failed one may be retried). Rare: run only when the
  * intake's lookup saw a public holder (the worker checks again before it sends a public conversion).
  */
 const SUPERSEDE_PUBLIC: PreparedStatement = {
-  name: 'dcgate_supersede_public_v1',
+  name: 'dcgate_supersede_public_v3',
   text: `with s as (
       update deliveries d set status = 'skipped', error = $3, locked_until = null, updated_at = now()
       from conversions p
@@ -142,9 +142,9 @@ const SUPERSEDE_PUBLIC: PreparedStatement = {
         and d.status = 'pending' and d.attempts = 0
       returning d.id, d.conversion_id
     )
-    update conversions c set ip = null, user_agent = null
-    where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null)
-      and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped')
+    update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now()
+    where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null or c.clear_traits is not null)
+      and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
         and o.id not in (select id from s))`,
 }
 

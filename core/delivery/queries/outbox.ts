@@ -66,6 +66,8 @@ export type StoredConversion = EventFields & {
   /** `released` for a held lead the CRM qualified, with the release time in `resolved_at`. */
   state?: string
   resolved_at?: Date | string | null
+  /** When its IP address and user agent were erased (core/delivery/clear-fields.ts); null while kept. */
+  clear_erased_at?: Date | string | null
 }
 
 /**
@@ -95,8 +97,9 @@ export interface AttemptUpdate {
 }
 
 /**
- * Every row of an attempt: $1 the new states as JSON, $2 their ids, $3 their conversions' ids. Also clears IP
- * and user agent of conversions none of whose deliveries may be attempted again.
+ * Every row of an attempt: $1 the new states as JSON, $2 their ids, $3 their conversions' ids. Also clears IP,
+ * user agent and clear traits of conversions whose every delivery ended sent or skipped: none may be attempted again. A failed
+ * one keeps them for a retry within delivery.retryWindowDays (core/delivery/clear-fields.ts).
  * - It commits without waiting for the WAL flush (`synchronous_commit` off for this transaction only). Losing it
  *   in a database crash leaves the rows claimed; when the lease runs out they are attempted again, and every
  *   platform drops the repeat by its event id. The conversion's own insert stays a synchronous commit: that is
@@ -107,7 +110,7 @@ export interface AttemptUpdate {
  *   index and its dead entries.
  */
 const RECORD_ATTEMPT: PreparedStatement = {
-  name: 'dcgate_record_attempt_v3',
+  name: 'dcgate_record_attempt_v5',
   // Measured: its generic plan, made on a fresh database, kept a sequential scan of deliveries (761 blocks a call).
   reusePlan: false,
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
@@ -120,10 +123,10 @@ const RECORD_ATTEMPT: PreparedStatement = {
         sent_at = v.sent_at, note = v.note, updated_at = now()
       from v where d.id = any($2::uuid[]) and d.id = v.id returning d.id
     )
-    update conversions c set ip = null, user_agent = null
-    where c.id = any($3::uuid[]) and (c.ip is not null or c.user_agent is not null)
-      and not exists (select 1 from v where v.conversion_id = c.id and v.status not in ('sent', 'failed', 'skipped'))
-      and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'failed', 'skipped')
+    update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now()
+    where c.id = any($3::uuid[]) and (c.ip is not null or c.user_agent is not null or c.clear_traits is not null)
+      and not exists (select 1 from v where v.conversion_id = c.id and v.status not in ('sent', 'skipped'))
+      and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
         and o.id not in (select id from v))`,
 }
 

@@ -1,5 +1,6 @@
 /** The delivery report and its replay (admin API, `dcgate deliveries`). Not hot: planned on every call. */
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+import { erasedReason } from '../clear-fields.ts'
 
 /**
  * $1 site, $2 a status or null for all, $3 at most this many. One row per conversion per platform, newest first,
@@ -42,19 +43,36 @@ export interface ReplayFilter {
 
 /**
  * $1 site, $2 one delivery id or null for every failed one, $3 platform, $4 event, $5/$6 created from/before (each null
- * for any). Sets failed deliveries due again, attempts from zero.
+ * for any). Sets failed deliveries due again, attempts from zero; not those whose conversion's clear fields were erased
+ * (core/delivery/clear-fields.ts), which it returns with the time of the erasure. A refund needs no clear field.
  */
 const REQUEUE_FAILED: PreparedStatement = {
-  name: 'dcgate_requeue_failed_v2',
+  name: 'dcgate_requeue_failed_v3',
   reusePlan: false,
-  text: `update deliveries d set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
-    where d.site_id = $1 and d.status = 'failed' and ($2::uuid is null or d.id = $2) and ($3::text is null or d.provider = $3)
-      and ($4::text is null or exists (select 1 from conversions c where c.id = d.conversion_id and c.event = $4))
-      and d.created_at >= coalesce($5::timestamptz, '-infinity') and d.created_at < coalesce($6::timestamptz, 'infinity')
-    returning d.id`,
+  text: `with f as (
+      select d.id, case when d.kind = 'adjustment' then null else c.clear_erased_at end as erased_at
+      from deliveries d join conversions c on c.id = d.conversion_id
+      where d.site_id = $1 and d.status = 'failed' and ($2::uuid is null or d.id = $2) and ($3::text is null or d.provider = $3)
+        and ($4::text is null or c.event = $4)
+        and d.created_at >= coalesce($5::timestamptz, '-infinity') and d.created_at < coalesce($6::timestamptz, 'infinity')
+    ), u as (
+      update deliveries d set status = 'retrying', attempts = 0, next_attempt_at = now(), locked_until = null, updated_at = now()
+      from f where d.id = f.id and f.erased_at is null and d.status = 'failed'
+      returning d.id
+    )
+    select f.id, f.erased_at, exists (select 1 from u where u.id = f.id) as requeued from f`,
 }
 
-export async function requeueFailed(prepared: RunPrepared, siteId: string, id: string | undefined, filter: ReplayFilter = {}): Promise<string[]> {
-  const rows = await prepared<{ id: string }>(REQUEUE_FAILED, [siteId, id ?? null, filter.provider ?? null, filter.event ?? null, filter.from ?? null, filter.to ?? null])
-  return rows.map((r) => r.id)
+export interface Replay {
+  requeued: string[]
+  /** Failed deliveries not retried, with why (their conversion's clear fields were erased). */
+  refused: { id: string, reason: string }[]
+}
+
+export async function requeueFailed(prepared: RunPrepared, siteId: string, id: string | undefined, filter: ReplayFilter, windowDays: number): Promise<Replay> {
+  const rows = await prepared<{ id: string, erased_at: Date | string | null, requeued: boolean }>(REQUEUE_FAILED, [siteId, id ?? null, filter.provider ?? null, filter.event ?? null, filter.from ?? null, filter.to ?? null])
+  return {
+    requeued: rows.filter((r) => r.requeued).map((r) => r.id),
+    refused: rows.flatMap((r) => (r.erased_at ? [{ id: r.id, reason: erasedReason(r.erased_at, windowDays) }] : [])),
+  }
 }

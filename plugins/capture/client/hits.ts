@@ -38,13 +38,14 @@ export function cleanProps(props: unknown): Record<string, PropValue> | undefine
   return count ? out : undefined
 }
 
-/** `dcutils.track(name, props, { id })`; undefined when the name is not a non-empty string. */
+/** `dcutils.track(name, props, { id })` (or `{ eventID }`, as fbq takes it); undefined when the name is not a non-empty string. */
 export function trackedEvent(name: unknown, props: unknown, options: unknown, url: string, ts: number): EventHit | undefined {
   if (typeof name !== 'string' || !name) return undefined
   const hit: EventHit = { t: 'event', hid: randomId(), ts, url: cut(url, 4096), name: cut(name, 255) }
   const cleaned = cleanProps(props)
   if (cleaned) hit.props = cleaned
-  const id: unknown = options && typeof options === 'object' ? (options as { id?: unknown }).id : undefined
+  const given = options && typeof options === 'object' ? options as { id?: unknown, eventID?: unknown } : {}
+  const id = given.id ?? given.eventID
   if ((typeof id === 'string' && id) || typeof id === 'number') hit.id = cut(String(id), 255)
   return hit
 }

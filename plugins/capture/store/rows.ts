@@ -25,7 +25,8 @@ export function mergeVisit(seen: VisitRow, row: VisitRow): VisitRow {
     ...row,
     started_at: Math.min(seen.started_at, row.started_at),
     ended_at: Math.max(seen.ended_at, row.ended_at),
-    referrer: seen.referrer ?? row.referrer,
+    // The referrer belongs to the landing page: a later page's (an SPA navigation's previous URL) is not the visit's.
+    referrer: seen.landing_url ? seen.referrer : row.referrer,
     landing_url: seen.landing_url ?? row.landing_url,
     click_ids: { ...seen.click_ids, ...row.click_ids },
     consent: row.consent === 'unknown' ? seen.consent : row.consent,

@@ -64,7 +64,9 @@ export const VISIT_COLUMNS = {
   is_bot: column<boolean>('boolean', { entity: p.boolean().default(false), update: 'latest' }),
   /** Short stable codes (plugins/capture/intel/README.md); empty for a person. */
   bot_reasons: column<string[]>('jsonb', { entity: p.json<string[]>().defaultRaw(`'[]'::jsonb`), update: 'latest' }),
-  referrer: column<string | null>('text', { entity: p.text().nullable(), update: 'first' }),
+  // Written with the landing page only: a direct visit keeps no referrer when a later page (whose referrer is the
+  // previous page) arrives in a later request.
+  referrer: column<string | null>('text', { entity: p.text().nullable(), update: { sql: 'case when v.landing_url is null then excluded.referrer else v.referrer end' } }),
   landing_url: column<string | null>('text', { entity: p.text().nullable(), update: 'first' }),
   click_ids: column<Record<string, string>>('jsonb', {
     entity: p.json<Record<string, string>>().defaultRaw(`'{}'::jsonb`),

@@ -23,11 +23,13 @@ ${row('Platform', delivery.provider)}${row('Status', statusBadge(delivery.status
 ${row('Reason', reasonOf(delivery) || null)}${row('Created', time(delivery.created_at))}${row('Last change', time(delivery.updated_at))}
 ${row('Sent', time(delivery.sent_at))}${delivery.status === 'retrying' || delivery.status === 'pending' ? row('Next attempt', time(delivery.next_attempt_at)) : ''}
 ${row('Last attempt took', delivery.last_duration_ms === null ? null : `${delivery.last_duration_ms} ms`)}</dl>
-${delivery.status === 'failed' ? retryForm(ctx, delivery.id, fields, 'detail') : ''}
+${delivery.status === 'failed' && !(delivery.clear_erased_at && delivery.kind !== 'adjustment') ? retryForm(ctx, delivery.id, fields, 'detail') : ''}
 <h2>The request as sent</h2>
 ${'request' in rebuilt
   ? html`<p class="muted">Rebuilt from the stored conversion by the ${delivery.provider} adapter, as the delivery worker builds it (the worker may have sent it
-in one request with other conversions). Personal data is hashed; credentials, the IP address and the user agent are shown as [redacted].</p>
+in one request with other conversions). Personal data is hashed; credentials${delivery.clear_erased_at ? '' : ', the IP address and the user agent'} are shown as [redacted].</p>
+${delivery.clear_erased_at ? html`<p role="note">The IP address and user agent of this conversion were erased on ${time(delivery.clear_erased_at)}, so this rebuilt request lacks them.
+${delivery.kind === 'adjustment' ? '' : `A retry is refused: it would reach ${delivery.provider} without what the first attempt sent.`}</p>` : ''}
 <p><code>${rebuilt.request.method} ${rebuilt.request.url}</code></p>
 <ul class="headers">${rebuilt.request.headers.map(([name, value]) => html`<li><code>${name}: ${value}</code></li>`)}</ul>
 <pre class="request-body" tabindex="0" aria-label="Request body">${rebuilt.request.body}</pre>`

@@ -38,7 +38,8 @@ ${pager(ctx, 'deliveries', ctx.query.get('before') ?? undefined, page.older, fil
     async retry(ctx) {
       const id = ctx.form.get('id') ?? ''
       if (!UUID.test(id)) throw actionError(400, 'id: not a delivery id')
-      const [requeued] = await requeueFailed(ctx.plugin.prepared, ctx.site.id, id)
+      const { requeued: [requeued], refused: [refused] } = await requeueFailed(ctx.plugin.prepared, ctx.site.id, id, {}, ctx.plugin.config.delivery.retryWindowDays)
+      if (refused) throw actionError(409, `${refused.reason[0]!.toUpperCase()}${refused.reason.slice(1)}.`)
       if (!requeued) throw actionError(404, 'That delivery is not failed (any more): only a failed delivery can be retried.')
       return { audit: { action: 'delivery.retry', detail: id }, flash: { text: 'The delivery is due again; the worker sends it within seconds.' }, query: backQuery(ctx) }
     },
@@ -47,11 +48,13 @@ ${pager(ctx, 'deliveries', ctx.query.get('before') ?? undefined, page.older, fil
       const read = readFilter(ctx.form)
       if ('problem' in read) throw actionError(400, read.problem)
       const { provider, event, from, to } = read.filter
-      const requeued = await requeueFailed(ctx.plugin.prepared, ctx.site.id, undefined, { provider, event, from, to })
+      const { requeued, refused } = await requeueFailed(ctx.plugin.prepared, ctx.site.id, undefined, { provider, event, from, to }, ctx.plugin.config.delivery.retryWindowDays)
       const what = filterQuery({ ...read.fields, status: '' }) || 'no filter'
+      const due = requeued.length ? `${requeued.length} failed ${requeued.length === 1 ? 'delivery is' : 'deliveries are'} due again.` : 'No failed delivery matched the filter.'
+      const past = refused.length ? ` ${refused.length} older than ${ctx.plugin.config.delivery.retryWindowDays} days ${refused.length === 1 ? 'was' : 'were'} not retried: their conversions' IP address and user agent were erased.` : ''
       return {
         audit: { action: 'delivery.retry-failed', detail: `${requeued.length} deliveries (${what})` },
-        flash: { text: requeued.length ? `${requeued.length} failed ${requeued.length === 1 ? 'delivery is' : 'deliveries are'} due again.` : 'No failed delivery matched the filter.' },
+        flash: { text: refused.length && !requeued.length ? `No failed delivery is due again.${past}` : `${due}${past}` },
         query: filterQuery(read.fields),
       }
     },

@@ -78,6 +78,8 @@ export interface DeliveryDetailRow extends DeliveryListRow {
   standard_event: string | null
   value: number | null
   currency: string | null
+  /** When the conversion's IP address and user agent were erased (core/delivery/clear-fields.ts); null while kept. */
+  clear_erased_at: string | null
 }
 
 /** $1 site, $2 delivery. One delivery of the site with its conversion's summary. */
@@ -87,7 +89,7 @@ const ONE_DELIVERY: PreparedStatement = {
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
       d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}, ${sqlIsoTime('d.sent_at')} as sent_at,
       ${sqlIsoTime('d.created_at')} as created_at, ${sqlIsoTime('d.updated_at')} as updated_at, d.last_duration_ms,
-      c.source, c.standard_event, c.value, c.currency
+      c.source, c.standard_event, c.value, c.currency, ${sqlIsoTime('c.clear_erased_at')} as clear_erased_at
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and d.id = $2`,
 }

@@ -31,7 +31,7 @@ export async function anonymiseConversions(sql: Sql, person: Person): Promise<nu
          or concat_ws(' ', c.user_id, c.anonymous_id, c.page_url) ~* $2
        )
      )
-     update conversions c set identity = '{}'::jsonb, ip = null, user_agent = null, user_id = null, anonymous_id = null,
+     update conversions c set identity = '{}'::jsonb, ip = null, user_agent = null, clear_traits = null, user_id = null, anonymous_id = null,
        click_ids = '{}'::jsonb, held_email = null, page_url = ${redact(stripQuery('c.page_url'))}
      from theirs where c.id = theirs.id
      returning c.id`,

@@ -74,7 +74,7 @@ export function listHeld(prepared: RunPrepared, siteId: string, state: string, e
 }
 
 /** $1 site, $2 conversion. A lead that is not a fit: never sent. */
-const DROP_HELD = oneOff(`update conversions set state = 'dropped', resolved_at = now(), held_email = null, ip = null, user_agent = null
+const DROP_HELD = oneOff(`update conversions set state = 'dropped', resolved_at = now(), held_email = null, ip = null, user_agent = null, clear_traits = null
   where site_id = $1 and id = $2 and state = 'held' returning id`)
 
 /** Whether the conversion was held (and is now dropped). */
@@ -83,7 +83,7 @@ export async function dropHeld(prepared: RunPrepared, siteId: string, conversion
 }
 
 /** $1 expiry in days. Held conversions past it can no longer be released. Idempotent. */
-const EXPIRE_HELD = oneOff(`update conversions set state = 'expired', resolved_at = now(), held_email = null, ip = null, user_agent = null
+const EXPIRE_HELD = oneOff(`update conversions set state = 'expired', resolved_at = now(), held_email = null, ip = null, user_agent = null, clear_traits = null
   where state = 'held' and created_at <= now() - make_interval(days => $1::int)`)
 
 export async function expireHeld(prepared: RunPrepared, expireAfterDays: number): Promise<void> {
