@@ -153,7 +153,7 @@ export function adjustmentTests(): void {
       let google: FakeGoogleAds
       let dataManagerOnly: FakeGoogleAds
       const cache = new Map<string, string>()
-      const ctx: AuthContext = { fetch, cache: { get: async (k) => cache.get(k) ?? null, set: async (k, value) => void cache.set(k, value) }, signal: AbortSignal.timeout(5000) }
+      const ctx: AuthContext = { fetch, cache: { get: async (k) => cache.get(k) ?? null, set: async (k, value) => void cache.set(k, value) }, get signal() { return AbortSignal.timeout(10_000) } } // a fresh timeout per call: one made at collection time runs out on a slow machine
       beforeAll(async () => {
         [google, dataManagerOnly] = await Promise.all([startFakeGoogleAds(), startFakeGoogleAds({ scopes: [SCOPES.dataManager], refreshToken: '1//data-manager-only' })])
       })

@@ -68,7 +68,7 @@ export function diagnosticsTests(): void {
     describe('against the fake Google', () => {
       let google: FakeGoogleAds
       const cache = new Map<string, string>()
-      const ctx: AuthContext = { fetch, cache: { get: async (k) => cache.get(k) ?? null, set: async (k, value) => void cache.set(k, value) }, signal: AbortSignal.timeout(5000) }
+      const ctx: AuthContext = { fetch, cache: { get: async (k) => cache.get(k) ?? null, set: async (k, value) => void cache.set(k, value) }, get signal() { return AbortSignal.timeout(10_000) } } // a fresh timeout per call: one made at collection time runs out on a slow machine
       beforeAll(async () => {
         google = await startFakeGoogleAds({ processingLooks: 1, processingError: (event) => event.adIdentifiers?.gclid === 'Cj0KCQ-too-old' ? 'PROCESSING_ERROR_REASON_EVENT_TOO_OLD' : undefined })
       })
