@@ -27,7 +27,8 @@ ${delivery.status === 'failed' ? retryForm(ctx, delivery.id, fields, 'detail') :
 <h2>The request as sent</h2>
 ${'request' in rebuilt
   ? html`<p class="muted">Rebuilt from the stored conversion by the ${delivery.provider} adapter, as the delivery worker builds it (the worker may have sent it
-in one request with other conversions). Personal data is hashed; credentials, the IP address and the user agent are shown as [redacted].</p>
+in one request with other conversions). Personal data is hashed; credentials and the IP address and user agent (in clear or hashed) are shown as [redacted],
+and URLs as origin and path only.</p>
 <p><code>${rebuilt.request.method} ${rebuilt.request.url}</code></p>
 <ul class="headers">${rebuilt.request.headers.map(([name, value]) => html`<li><code>${name}: ${value}</code></li>`)}</ul>
 <pre class="request-body" tabindex="0" aria-label="Request body">${rebuilt.request.body}</pre>`
