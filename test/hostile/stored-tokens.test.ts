@@ -16,6 +16,8 @@ import { sharedDatabase } from '../helpers/database.ts'
 const OLD_SECRET = 'old-server-secret-0123456789abcdefghijklmnop'
 const NEW_SECRET = 'new-server-secret-0123456789abcdefghijklmnop'
 const TOKEN = 'M.C123_BAY.0.U.-rotated-refresh-token-Cs4mW'
+/** Several boots on one database in a test. */
+const BOOTS_TIMEOUT_MS = 120_000
 const dirs: string[] = []
 const tempDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'dcgate-secrets-'))
@@ -125,5 +127,36 @@ describe('platform_credentials at start', () => {
     // The platform leaves the site's config: its token goes.
     await boot({ secret: NEW_SECRET }, [{ id: 'shop', name: 'Shop' }])
     expect(await stored()).toEqual([])
+  }, BOOTS_TIMEOUT_MS)
+})
+
+describe('crm_poll_state at start', () => {
+  const dataDir = tempDir()
+  let database: Awaited<ReturnType<typeof sharedDatabase>> | undefined
+  let app: TestApp | undefined
+  afterAll(async () => {
+    await app?.close()
+    await database?.drop()
   })
+  // A CRM nobody answers for (nothing listens on port 9): the polls fail, the tokens are what is looked at.
+  const salesforce = { clientId: '3MVG9-consumer-key-0123456789', refreshToken: '5Aep861-configured-refresh-token', eventName: 'demo_booked', loginUrl: 'http://127.0.0.1:9', baseUrl: 'http://127.0.0.1:9' }
+  const site = { id: 'shop', name: 'Shop', events: [{ key: 'demo_booked', name: 'Demo booked', sendsAs: 'Schedule' as const, release: 'when_qualified' as const }], crm: { salesforce } }
+  async function boot() {
+    await app?.close()
+    database ??= process.env.DATABASE_URL ? await sharedDatabase() : undefined
+    app = await bootTestApp({ plugins: ['intake', 'release'], release: { pollIntervalSeconds: 3600 }, server: { secret: NEW_SECRET }, sites: [site] }, { dataDir, persistent: true, databaseUrl: database?.url, redis: false })
+  }
+  const sql = <T extends object[]>(text: string, params: unknown[] = []) => app!.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+
+  it('seals a CRM\'s rotated token stored in clear, and forgets the token of a site whose CRM left the config', async () => {
+    await boot()
+    await sql(`insert into crm_poll_state (site_id, poller, issued_token, issued_for) values ('shop', 'salesforce', ?, 'basis-1'), ('gone', 'salesforce', 'plain-gone-token', 'basis-2')
+      on conflict (site_id, poller) do update set issued_token = excluded.issued_token, issued_for = excluded.issued_for`, [TOKEN])
+    await boot()
+    const rows = await sql<{ site_id: string, issued_token: string | null }[]>('select site_id, issued_token from crm_poll_state order by site_id')
+    expect(rows.find((r) => r.site_id === 'gone')).toEqual({ site_id: 'gone', issued_token: null })
+    const sealed = rows.find((r) => r.site_id === 'shop')!.issued_token!
+    expect(sealed).not.toContain(TOKEN)
+    expect(app!.dcgate.context.keyring.open('platform-credential', sealed, 'crm_poll_state\u0000shop\u0000salesforce')).toBe(TOKEN)
+  }, BOOTS_TIMEOUT_MS)
 })
