@@ -17,6 +17,9 @@ import { syncSites } from './sites/sync.ts'
 import { createKeyVerifier } from './auth/verifier.ts'
 import { createAdminGuard, createKeyGuard } from './auth/guards.ts'
 import { resolveAdminToken } from './admin/token.ts'
+import { resolveServerSecrets } from './secrets/server-secret.ts'
+import { createKeyring } from './secrets/keyring.ts'
+import { tidyPlatformCredentials } from './delivery/queries/credentials.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
@@ -78,6 +81,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
   const plugins = resolvePlugins(config.plugins, options.builtInPlugins)
   const registry = createRegistry(options.adapters, config.sites)
   const adminToken = resolveAdminToken(config.admin.token, config.dataDir)
+  const keyring = createKeyring(resolveServerSecrets(config.server, config.dataDir))
   const storage = createDcgateStorage(config.storage, (error) => logger.warn(`Redis is unreachable (${error.message}); requests that need it answer 500 until it is back`))
   let database: Database | undefined
   let peerLock: PeerLock | undefined
@@ -115,6 +119,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
     const sites = await syncSites(orm, config.sites, logger)
     const prepared = await createPreparedRunner(orm)
+    const connections = sites.list().flatMap((site) => registry.forSite(site.id, 'ad-platform').map((c) => ({ siteId: site.id, platform: c.definition.name })))
+    await tidyPlatformCredentials(prepared, keyring, connections, logger)
 
     const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname, requestId: event?.context.requestId })
     const app = new H3({
@@ -151,7 +157,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
-    const outbox = createOutbox({ siteIds: config.sites.map((site) => site.id), prepared, registry, storage, policy: config.delivery, onError: reportDelivery })
+    const outbox = createOutbox({ siteIds: config.sites.map((site) => site.id), prepared, registry, storage, keyring, policy: config.delivery, onError: reportDelivery })
     const conversions = countingConversions(createConversionPipeline({ prepared, registry, outbox, hooks, logger }))
     const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
     const scheduler = createScheduler({ prepared, report: reportSafe })
@@ -165,7 +171,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     scheduleClearFieldErasure(scheduler.schedule, prepared, config.delivery.retryWindowDays)
 
     const context: PluginContext = {
-      app, hooks, config, orm, prepared, storage, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
+      app, hooks, config, orm, prepared, storage, keyring, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
     }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))

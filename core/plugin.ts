@@ -3,6 +3,7 @@ import type { ConsolaInstance } from 'consola'
 import type { MikroORM } from '@mikro-orm/postgresql'
 import type { EntitySchema } from '@mikro-orm/core'
 import type { Storage } from 'unstorage'
+import type { Keyring } from './secrets/keyring.ts'
 import * as v from 'valibot'
 import type { DcgateHookable, ErrorContext } from './hooks.ts'
 import type { ResolvedConfig } from './config/schema.ts'
@@ -23,6 +24,8 @@ export interface PluginContext {
   config: Readonly<ResolvedConfig>
   orm: MikroORM
   storage: Storage
+  /** Seals what is kept encrypted at rest with the server secret (core/secrets/keyring.ts). */
+  keyring: Keyring
   registry: Registry
   routes: RouteTable
   /** Checks a private key (`dcp_…`) given some other way than x-dc-key, as the Segment-compatible intake's write key; cached like the guard's. */

@@ -68,7 +68,10 @@ function inlinePlugins(own: unknown): PluginDefinition[] {
   return list.filter((entry): entry is PluginDefinition => typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string')
 }
 
-/** PORT, HOST, DATABASE_URL, REDIS_URL, DCGATE_DATA_DIR and DCGATE_ADMIN_TOKEN win over the file. */
+/**
+ * PORT, HOST, DATABASE_URL, REDIS_URL, DCGATE_DATA_DIR, DCGATE_ADMIN_TOKEN, DCGATE_SERVER_SECRET and
+ * DCGATE_PREVIOUS_SERVER_SECRETS (comma-separated) win over the file.
+ */
 function applyEnvOverrides(input: unknown, env: NodeJS.ProcessEnv): unknown {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return input
   const config = { ...(input as Record<string, unknown>) }
@@ -88,6 +91,8 @@ function applyEnvOverrides(input: unknown, env: NodeJS.ProcessEnv): unknown {
   if (env.REDIS_URL) section('storage').url = env.REDIS_URL
   if (env.DCGATE_DATA_DIR) config.dataDir = env.DCGATE_DATA_DIR
   if (env.DCGATE_ADMIN_TOKEN) section('admin').token = env.DCGATE_ADMIN_TOKEN
+  if (env.DCGATE_SERVER_SECRET) section('server').secret = env.DCGATE_SERVER_SECRET
+  if (env.DCGATE_PREVIOUS_SERVER_SECRETS) section('server').previousSecrets = env.DCGATE_PREVIOUS_SERVER_SECRETS.split(',').map((s) => s.trim()).filter(Boolean)
   return config
 }
 

@@ -15,6 +15,7 @@ export const strict = <const E extends v.ObjectEntries>(entries: E) => strictOpt
 
 const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://track.example.com'))
 export const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
+const ServerSecret = v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'), v.regex(/^[^\s,]+$/, 'must not contain spaces or commas'))
 
 function TrustProxySchema() {
   const entry = v.pipe(v.string('must be a string'), v.trim(), v.check((value) => proxyEntryProblem(value) === undefined, (issue) => proxyEntryProblem(String(issue.input)) ?? 'is invalid'))
@@ -47,6 +48,13 @@ const ServerSchema = strict({
    * stays valid on the others for up to 5 minutes). Refused at start unless set; warns at every start when set.
    */
   allowMemoryStorageWithPeers: v.optional(v.boolean(), false),
+  /**
+   * The key material of what dcgate encrypts at rest (core/secrets/); generated into <dataDir>/server-secret when
+   * unset. Set it (the same on every instance) when several instances share a database.
+   */
+  secret: v.optional(ServerSecret),
+  /** Secrets that came before `secret`: what they sealed stays readable, and is sealed again with `secret` at start. */
+  previousSecrets: v.optional(v.array(ServerSecret), []),
 })
 
 const Millis = (min: number, fallback: number) => v.optional(v.pipe(v.number(), v.integer(), v.minValue(min), v.maxValue(600_000)), fallback)

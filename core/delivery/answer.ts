@@ -8,9 +8,15 @@ export interface AcceptResult {
   message: string
   identity: { matched: number, created: number, enriched: string[] }
   errors?: { provider?: string, status: string, message: string }[]
+  /** A public repeat, answered as new (answerAsNew): a symbol key, so it never reaches the JSON answer. */
+  [ANSWERED_AS_NEW]?: true
 }
 
 export const DUPLICATE = 'duplicate_delivery_skipped'
+export const ANSWERED_AS_NEW: unique symbol = Symbol('dcgate.answeredAsNew')
+
+/** Whether the conversion repeated a stored one, whatever its sender was told (the metrics count it so). */
+export const wasRepeat = (result: AcceptResult): boolean => result.message === DUPLICATE || result[ANSWERED_AS_NEW] === true
 
 /**
  * Where one delivery stands after an attempt. `queued` when dcgate itself held it back (the platform's request budget
@@ -45,4 +51,14 @@ export function summarise(
     errors.length ? `not sent to ${errors.map((e) => e.provider).join(', ')}` : undefined,
   ].filter(Boolean).join('; ')
   return errors.length ? { success, message, errors } : { success, message }
+}
+
+/**
+ * What a public sender (the tracking script, an unsigned body: anyone with the cop_key) is told of a messageId
+ * already stored: what a new conversion would be told. A distinct answer would let anyone probe which ids exist,
+ * and predictable ids such as `shopify-order-<n>` would reveal a shop's order volume. Public conversions are
+ * delivered in the background, so there is no attempt to report.
+ */
+export function answerAsNew(plan: DeliveryPlan, mapping: EventMapping, event: string, messageId: string, identity: AcceptResult['identity']): AcceptResult {
+  return { messageId, ...summarise({ ...plan, inline: false }, mapping, event, []), identity, [ANSWERED_AS_NEW]: true }
 }

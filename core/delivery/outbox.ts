@@ -12,6 +12,8 @@ import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttem
 import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
 import { recordReceipts, type NewReceipt } from './queries/diagnostics.ts'
+import type { Keyring } from '../secrets/keyring.ts'
+import { createSealedCache } from '../secrets/sealed-cache.ts'
 import { nextStep } from './retry.ts'
 import { erasedReason } from './clear-fields.ts'
 import { toEvent } from './rows.ts'
@@ -30,6 +32,8 @@ export interface OutboxDeps {
   prepared: RunPrepared
   registry: Registry
   storage: Storage
+  /** Seals the platforms' rotated tokens (platform_credentials) and cached access tokens. */
+  keyring: Keyring
   policy: ResolvedConfig['delivery']
   onError: (error: unknown) => void
 }
@@ -91,11 +95,8 @@ export type AttemptMode = 'inline' | 'later' | 'worker'
 const ADJUSTMENT_WAIT_MS = 60_000
 
 export function createOutbox(deps: OutboxDeps): Outbox {
-  const { prepared, registry, storage, policy } = deps
-  const cache = {
-    get: (key: string) => storage.getItem<string>(`cache:auth:${key}`),
-    set: (key: string, value: string, ttlSeconds: number) => storage.setItem(`cache:auth:${key}`, value, { ttl: ttlSeconds }),
-  }
+  const { prepared, registry, storage, keyring, policy } = deps
+  const cache = createSealedCache(storage, keyring, 'cache:auth:')
   // One batching key per platform account: a site's connection to a provider.
   const platforms = new Map<string, AdPlatformDefinition<unknown>>()
   const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
@@ -118,7 +119,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     async run(_key, items) {
       const { platform, options, adjustment } = items[0]!
       // A refresh token the platform issued in place of the configured one is kept per site (platform_credentials).
-      const ctx = { cache, timeoutMs: policy.requestTimeoutMs, credentials: platformCredentials(prepared, items[0]!.row.site_id, platform.name) }
+      const ctx = { cache, timeoutMs: policy.requestTimeoutMs, credentials: platformCredentials(prepared, keyring, items[0]!.row.site_id, platform.name) }
       const result = adjustment
         ? await dispatch(platform, options, items.map((item): AdjustmentEvent => ({ conversion: item.event, adjustment: item.adjustment! })), ctx, platform.adjustments as Wire<AdjustmentEvent>)
         : await dispatch(platform, options, items.map((item) => item.event), ctx)

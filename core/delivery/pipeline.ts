@@ -7,7 +7,7 @@ import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import { listenForRefunds } from './adjust.ts'
-import { DUPLICATE, summarise, type AcceptResult, type AttemptResult } from './answer.ts'
+import { answerAsNew, DUPLICATE, summarise, type AcceptResult, type AttemptResult } from './answer.ts'
 import { decideDelivery, usPrivacyOf } from './decide.ts'
 import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
@@ -67,8 +67,10 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const ids = input.identifiers ?? {}
       const identity = hashIdentity({ ...input.traits, external_id: input.userId ?? ids.customer_id ?? input.traits?.external_id }, { defaultCountry: site.config.defaultCountry })
       const { holders, visits, newest } = await lookups.add('', { siteId: site.id, messageId, sessionId: ids.dc_session_id, emailHash: identity.email })
-      // A repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
-      if (isRepeat(meta.trust, holders)) return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
+      // A trusted repeat is answered before any hook runs; the insert below stays the guarantee for concurrent repeats.
+      // A public one goes on to the answer a new conversion would get, and is not stored (answerAsNew).
+      const repeat = isRepeat(meta.trust, holders)
+      if (repeat && meta.trust === 'trusted') return { messageId, success: true, message: DUPLICATE, identity: { matched: 0, created: 0, enriched: [] } }
 
       const match = toVisitMatch(visits, newest)
       const given = givenClickIds(ids)
@@ -90,13 +92,14 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       })
 
       const clearTraits = toClearTraits(input.traits, clearWanted(site.id, plan.providers))
+      if (repeat) return answerAsNew(plan, mapping, input.event, messageId, identityReport)
       const conversion = toConversionRow(input, meta, plan, { siteId: site.id, messageId, identity, clickIds, match, siteUrl: siteUrlOf(site), clearTraits })
       // A platform whose request budget is used up for this second is sent with its next batch, after the answer.
       const how = new Map(plan.inline ? plan.providers.map((provider) => [provider, outbox.plan(site.id, provider)] as const) : [])
       const inline = plan.providers.map((provider) => plan.inline && how.get(provider)?.kind !== 'worker')
       const stored = await inserts.add('', { conversion, delivery: toDeliveryRow(plan, outbox.leaseSeconds), providers: plan.providers, inline })
       if (stored && 'refused' in stored) throw stored.refused
-      if (!stored) return { messageId, success: true, message: DUPLICATE, identity: identityReport }
+      if (!stored) return meta.trust === 'public' ? answerAsNew(plan, mapping, input.event, messageId, identityReport) : { messageId, success: true, message: DUPLICATE, identity: identityReport }
       if (meta.trust === 'trusted' && holders.includes('public')) {
         // The public copy's deliveries not attempted yet end skipped. Should this fail, the worker's check before it
         // sends a public conversion skips them anyway.

@@ -1,5 +1,5 @@
 import type { DeliveryOutcome } from '../delivery/types.ts'
-import { DUPLICATE } from '../delivery/answer.ts'
+import { wasRepeat } from '../delivery/answer.ts'
 import type { ConversionPipeline } from '../delivery/pipeline.ts'
 import { metrics } from './registry.ts'
 
@@ -14,7 +14,7 @@ export function countingConversions(pipeline: ConversionPipeline): ConversionPip
   return {
     accept: async (site, input, meta) => {
       const result = await pipeline.accept(site, input, meta)
-      metrics.conversions.inc({ source: meta.source, outcome: result.message === DUPLICATE ? 'duplicate' : 'accepted' })
+      metrics.conversions.inc({ source: meta.source, outcome: wasRepeat(result) ? 'duplicate' : 'accepted' })
       return result
     },
   }

@@ -54,7 +54,7 @@ export default definePlugin({
 
     const firstParty = installFirstParty(ctx, options)
     addScriptRoute(ctx)
-    addCollectRoutes({ ctx, intel, writer, firstParty })
+    addCollectRoutes({ ctx, intel, writer, firstParty, caps: { perRequest: options.conversionsPerRequest, perVisit: options.conversionsPerVisit } })
     addIdentifyRoute(ctx, intel)
     addPreflightRoutes(ctx)
   },

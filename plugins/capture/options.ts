@@ -14,6 +14,13 @@ export const CaptureOptions = strict({
   dnsServers: v.optional(v.array(NonEmpty), []),
   /** The shared script host a site's firstPartyHost must CNAME to; defaults to the host of server.cdnUrl or baseUrl. */
   scriptHost: v.optional(NonEmpty),
+  /**
+   * Conversions one /collect request may make, and one visit (the script's `sid`) in a day: anyone with the cop_key
+   * can post 50 Purchase hits at once, and each conversion goes to every platform. Events past a cap are kept as
+   * events only (pixel.ts).
+   */
+  conversionsPerRequest: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(50)), 5),
+  conversionsPerVisit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000)), 20),
   /** Page events, visits and identified users older than this many days are deleted (hourly); unset keeps them. */
   retentionDays: v.optional(RetentionDays),
 })

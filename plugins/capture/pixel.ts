@@ -1,6 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { resolveEvent } from '../../core/delivery/mapping.ts'
+import { ipSubject, overLimit } from '../../core/http/rate-limit.ts'
 import type { CollectBody } from './protocol.ts'
 import { visitContact } from './queries.ts'
 import type { Visitor } from './request.ts'
@@ -14,7 +15,16 @@ interface PixelInput {
   body: CollectBody
   batch: CaptureBatch
   visitor: Visitor
+  /** The request's bot verdict: a bot's conversion events make no conversion. */
+  bot: boolean
+  caps: PixelCaps
 }
+
+/** `capture.conversionsPerRequest` and `capture.conversionsPerVisit` (options.ts). */
+export interface PixelCaps { perRequest: number, perVisit: number }
+
+/** The window of the per-visit cap: a visit (the script's `sid`) does not outlive a day of activity. */
+const VISIT_WINDOW_S = 24 * 3600
 
 /**
  * A tracked event that is a conversion (a standard event, or a site event with `sendsAs`) enters the delivery
@@ -22,12 +32,17 @@ interface PixelInput {
  * agent; "when qualified" events are held there.
  * The visit is written first so the pipeline's bot and consent gates see it, and an identified visit's email goes
  * with the conversion. Delivery runs in the background.
+ * Anyone with the cop_key can post: a bot makes none, and one request and one visit make a few at most (caps); the
+ * events past a cap are kept as events only.
  */
-export async function acceptPixelConversions({ ctx, writer, site, body, batch, visitor }: PixelInput): Promise<void> {
-  const conversions = body.hits.flatMap((hit, index) => {
+export async function acceptPixelConversions({ ctx, writer, site, body, batch, visitor, bot, caps }: PixelInput): Promise<void> {
+  if (bot) return
+  const mapped = body.hits.flatMap((hit, index) => {
     if (hit.t !== 'event' || resolveEvent(site.config, hit.name).kind !== 'mapped') return []
     return [{ hit, row: batch.events[index]! }]
   })
+  const conversions = await withinVisitCap(ctx, `${site.id}:${body.sid ? `sid:${body.sid}` : `ip:${ipSubject(visitor.ip)}`}`, mapped.slice(0, caps.perRequest), caps.perVisit)
+  if (mapped.length > conversions.length) ctx.logger.debug(`capture: ${mapped.length - conversions.length} conversion events of one request kept as events only (conversion caps)`)
   if (conversions.length === 0) return
   await writer.flush()
   // An identified visit lends its email: hashed for the platforms, and the key a held conversion is released by.
@@ -56,4 +71,14 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
       pageUrl: hit.url,
     }, { source: 'pixel', sourceEventType: 'track', confirmation: 'tracked', trust: 'public', deliver: 'background' })
   }
+}
+
+/** The first of `wanted` the visit may still make, each counted (a visit without `sid` is counted by its address). */
+async function withinVisitCap<T>(ctx: PluginContext, visit: string, wanted: readonly T[], perVisit: number): Promise<T[]> {
+  const allowed: T[] = []
+  for (const item of wanted) {
+    if (await overLimit(ctx.storage, `capture-conversions:${visit}`, perVisit, VISIT_WINDOW_S) !== undefined) break
+    allowed.push(item)
+  }
+  return allowed
 }

@@ -78,7 +78,8 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
         events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background' }))
       }
-      await applyPendingRefunds(site.id, parsed.conversions)
+      // Only a signed order takes a waiting refund: an unsigned body may carry any order id (refunds.ts).
+      if (verified) await applyPendingRefunds(site.id, parsed.conversions)
       if (!parsed.refunds?.length) return { ...base, events, duration_ms: elapsed(started) }
       // After the conversions, so a body that brings an order and its refunds finds the order stored.
       if (!verified) return { ...base, events, ignored: 'refunds must be signed; none was recorded', duration_ms: elapsed(started) }

@@ -20,7 +20,7 @@ export const CrmPollState = defineEntity({
     lastError: p.text().nullable(),
     /**
      * The newest refresh token the CRM issued in place of the configured one (Salesforce's refresh-token rotation),
-     * in clear like the configured one, and the hash of the configured credentials it descends from: a changed
+     * sealed with the server secret (core/secrets/keyring.ts; a token stored in clear before is no longer read), and the hash of the configured credentials it descends from: a changed
      * configuration starts again from its own token.
      */
     issuedToken: p.text().nullable(),

@@ -4,7 +4,7 @@ import { addHeldAdmin, holdWhenQualified, scheduleExpiry } from './held.ts'
 import { actOnHeldLeads } from './lead-action.ts'
 import { ReleaseOptions } from './options.ts'
 import { addReleaseRoute } from './route.ts'
-import { scheduleCrmPollers } from './scheduler.ts'
+import { scheduleCrmPollers, tidyIssuedTokens } from './scheduler.ts'
 
 /**
  * The qualification gate: holds the conversions of "when qualified" events (without this plugin nothing is held),
@@ -15,7 +15,8 @@ export default definePlugin({
   name: 'release',
   entities: [CrmPollState],
   options: ReleaseOptions,
-  setup(ctx, options) {
+  async setup(ctx, options) {
+    await tidyIssuedTokens(ctx)
     holdWhenQualified(ctx)
     addReleaseRoute(ctx, options)
     addHeldAdmin(ctx, options)

@@ -3,9 +3,14 @@ import type { CrmCredentialStore, CrmPollerDefinition } from '../../core/registr
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { RedactedDatabaseError, toLoggable } from '../../core/db/loggable-error.ts'
 import { metrics } from '../../core/metrics/registry.ts'
+import { createSealedCache } from '../../core/secrets/sealed-cache.ts'
 import type { ReleaseOptions } from './options.ts'
 import { releaseHeld } from './release-held.ts'
-import { claimPollTurn, failPollTurn, finishPollTurn, freePollTurn, readIssuedToken, storeIssuedToken } from './queries/poll-state.ts'
+import { claimPollTurn, dropUnconfiguredTokens, failPollTurn, finishPollTurn, freePollTurn, readIssuedToken, readStoredTokens, resealToken, storeIssuedToken } from './queries/poll-state.ts'
+import { resealStored } from '../../core/secrets/reseal.ts'
+
+/** Where a CRM's rotated refresh token is kept, sealed with the server secret (core/secrets/keyring.ts). */
+const issuedPlace = (siteId: string, poller: string) => `crm_poll_state\u0000${siteId}\u0000${poller}`
 
 /** How long one instance holds a poller's turn; a crashed holder's turn is free after it. */
 const LEASE_SECONDS = 300
@@ -24,10 +29,7 @@ const TICK_MS = 5000
 export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions): void {
   const pollers = ctx.sites.list().flatMap((site) => ctx.registry.forSite(site.id, 'crm-poller').map((configured) => ({ site, ...configured })))
   if (pollers.length === 0) return
-  const cache = {
-    get: (key: string) => ctx.storage.getItem<string>(`cache:crm:${key}`),
-    set: (key: string, value: string, ttlSeconds: number) => ctx.storage.setItem(`cache:crm:${key}`, value, { ttl: ttlSeconds }),
-  }
+  const cache = createSealedCache(ctx.storage, ctx.keyring, 'cache:crm:')
   const interval = options.pollIntervalSeconds
 
   async function runOne(site: ActiveSite, definition: CrmPollerDefinition<unknown>, pollerOptions: unknown, closing: AbortSignal): Promise<void> {
@@ -38,8 +40,11 @@ export function scheduleCrmPollers(ctx: PluginContext, options: ReleaseOptions):
     // A token the CRM issued in place of the configured one (rotation) lives in the poller's row: restarts and
     // other instances read the newest one.
     const credentials: CrmCredentialStore = {
-      get: (basis) => readIssuedToken(ctx.prepared, site.id, definition.name, basis),
-      set: (basis, value) => storeIssuedToken(ctx.prepared, site.id, definition.name, basis, value),
+      get: async (basis) => {
+        const stored = await readIssuedToken(ctx.prepared, site.id, definition.name, basis)
+        return stored === null ? null : ctx.keyring.open('platform-credential', stored, issuedPlace(site.id, definition.name)) ?? null
+      },
+      set: (basis, value) => storeIssuedToken(ctx.prepared, site.id, definition.name, basis, ctx.keyring.seal('platform-credential', value, issuedPlace(site.id, definition.name))),
     }
     try {
       const result = await definition.poll(pollerOptions, claimed.cursor ?? undefined, { fetch, cache, signal, now: () => new Date(), credentials })
@@ -89,4 +94,19 @@ function describeFailure(error: unknown): string {
   const loggable = toLoggable(error)
   if (loggable instanceof RedactedDatabaseError) return loggable.message
   return `${error instanceof Error ? error.name : typeof error} (message withheld: it may quote personal data)`
+}
+
+/**
+ * At start: forgets the refresh tokens CRMs issued to pollers no longer configured (their site or CRM left the
+ * config), and seals those stored in clear (before encryption) or under a previous server secret with the current one.
+ */
+export async function tidyIssuedTokens(ctx: PluginContext): Promise<void> {
+  const configured = ctx.sites.list().flatMap((site) => ctx.registry.forSite(site.id, 'crm-poller').map((c) => ({ siteId: site.id, poller: c.definition.name })))
+  for (const row of await dropUnconfiguredTokens(ctx.prepared, configured)) {
+    ctx.logger.info(`release: deleted the stored ${row.poller} token of site "${row.site_id}": that CRM is no longer configured`)
+  }
+  const rows = await readStoredTokens(ctx.prepared)
+  await resealStored(ctx.keyring, 'platform-credential', rows,
+    (row) => ({ place: issuedPlace(row.site_id, row.poller), value: row.issued_token, label: `The stored ${row.poller} token of site "${row.site_id}"` }),
+    (row, sealed) => resealToken(ctx.prepared, row.site_id, row.poller, row.issued_token, sealed), ctx.logger)
 }

@@ -6,12 +6,14 @@
  *
  *   testAdPlatform({ adapter, folder: 'meta', options, invalidOptions, replies, countEvents, dedupKeyIn })
  */
+import { createHash } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import type { AdPlatformDefinition } from '../../core/registry.ts'
 import type { ConversionEvent, DeliveryOutcome, PlatformRequest, PlatformResponse } from '../../core/delivery/types.ts'
-import { FIXED_NOW, PLAIN_PII, batchOf, fixtureEvents, nobodyFixture, probeEvents, type PlainPiiField } from './fixtures.ts'
+import { FIXED_NOW, PLAIN_PII, USER_AGENT, batchOf, fixtureEvents, nobodyFixture, probeEvents, type PlainPiiField } from './fixtures.ts'
+import { secretsOf, toShownRequest } from '../../plugins/dashboard/pages/request-redaction.ts'
 
 /** A platform answer, as the fake server would send it. A string body is sent as is, anything else as JSON. */
 export interface ContractReply {
@@ -144,6 +146,19 @@ export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
           if (allowed.has(field)) continue
           for (const form of forms) expect(sent.includes(form.toLowerCase()), `plain ${field} "${form}" was sent`).toBe(false)
         }
+      })
+
+      it('is shown on the dashboard\'s delivery view without credentials, IP (clear or hashed), user agent or page query', () => {
+        // A visitor on loopback, as in a local trial: the platform URL (a fake on 127.0.0.1) must stay whole.
+        const page = 'https://shop.example.com/thank-you?email=ann%40example.com&token=page-token-5f1c#done'
+        const events = fixtureEvents().map((event) => ({ ...event, ip: '127.0.0.1', pageUrl: page }))
+        const options = resolve(contract.options)
+        const request = map(events, options)
+        const shown = toShownRequest(request, options, events[0]!)
+        const text = `${shown.url}\n${JSON.stringify(shown.headers)}\n${shown.body}`
+        expect(shown.url).toBe(`${new URL(request.url).origin}${new URL(request.url).pathname}`)
+        const hidden = [...secretsOf(options), USER_AGENT, '"127.0.0.1"', createHash('sha256').update('127.0.0.1').digest('hex'), 'page-token-5f1c', 'ann%40example.com']
+        for (const value of hidden) expect(text.includes(value), `${value} is shown`).toBe(false)
       })
 
       it('carries every event\'s messageId as the platform\'s dedup key', () => {

@@ -47,7 +47,15 @@ describe('Salesforce with refresh-token rotation through the scheduler', () => {
     })
     const stateOf = async (messageId: string) => (await sql<{ state: string }[]>(`select state from conversions where message_id = '${messageId}'`))[0]?.state
     const pollNow = () => sql(`update crm_poll_state set next_run_at = now()`)
-    const pollState = async () => (await sql<{ issued_token: string | null, last_error: string | null }[]>(`select issued_token, last_error from crm_poll_state`))[0]
+    // The issued token is stored sealed with the server secret: never in clear, opened with the app's keyring.
+    const pollState = async () => {
+      const row = (await sql<{ site_id: string, poller: string, issued_token: string | null, last_error: string | null }[]>(`select site_id, poller, issued_token, last_error from crm_poll_state`))[0]
+      if (!row) return undefined
+      const sealed = row.issued_token
+      if (sealed !== null) expect(crm.validRefreshTokens().some((token) => sealed.includes(token))).toBe(false)
+      const opened = sealed === null ? null : app.dcgate.context.keyring.open('platform-credential', sealed, `crm_poll_state\u0000${row.site_id}\u0000${row.poller}`) ?? 'unopened'
+      return { issued_token: opened, last_error: row.last_error }
+    }
 
     try {
       expect((await hold('sf-1', 'first.lead@example.com')).status).toBe(202)

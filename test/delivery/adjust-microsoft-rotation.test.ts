@@ -29,7 +29,13 @@ async function boot(refreshToken: string, options: TestAppOptions): Promise<Test
 }
 
 const sql = <T extends object[]>(text: string, params: unknown[] = []) => app!.dcgate.database.orm.em.getConnection().execute<T>(text, params)
-const storedToken = async () => (await sql<{ issued_token: string }[]>(`select issued_token from platform_credentials where site_id = 'shop' and platform = 'microsoft_ads'`))[0]?.issued_token
+/** The stored token, opened with the app's keyring: it is sealed with the server secret, never stored in clear. */
+async function storedToken(): Promise<string | undefined> {
+  const sealed = (await sql<{ issued_token: string }[]>(`select issued_token from platform_credentials where site_id = 'shop' and platform = 'microsoft_ads'`))[0]?.issued_token
+  if (sealed === undefined) return undefined
+  expect(microsoft.issuedRefreshTokens.some((token) => sealed.includes(token))).toBe(false)
+  return app!.dcgate.context.keyring.open('platform-credential', sealed, 'platform_credentials\u0000shop\u0000microsoft_ads')
+}
 const refreshedWith = () => microsoft.tokenRequests.map((form) => form.refresh_token)
 
 /** A purchase sent to Microsoft, then fully refunded; resolves with the refund's delivery once it is `settled` (sent). */

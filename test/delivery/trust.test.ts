@@ -121,13 +121,13 @@ describe('a public conversion squatting a trusted messageId', () => {
 })
 
 describe('a public conversion after a trusted one with its messageId', () => {
-  it('is a duplicate: the page\'s copy of an order the server already reported', async () => {
+  it('is a duplicate, stored nowhere, though answered as a new one (a public sender learns no stored id)', async () => {
     await signedWooOrder(app, 'woo-first', 556, '199.00', 'EUR')
     await expect.poll(async () => (await report(app, 'woo-first')).map((r) => r.status), { timeout: 10_000 }).toEqual(['sent'])
 
     expect((await pixelPurchase(app, 'woo-first', 'woocommerce-order-556', 0.01, 'USD')).status).toBe(202)
     const zapierAnswer = await unsignedZapier(app, 'woo-first', { event: 'Purchase', messageId: 'woocommerce-order-556', properties: { value: 0.01, currency: 'USD' } })
-    expect(zapierAnswer.events[0]).toMatchObject({ messageId: 'woocommerce-order-556', message: 'duplicate_delivery_skipped' })
+    expect(zapierAnswer.events[0]).toMatchObject({ messageId: 'woocommerce-order-556', message: 'stored; delivering in the background' })
     // And the webhook's own redelivery is a duplicate too, as before.
     expect((await signedWooOrder(app, 'woo-first', 556, '199.00', 'EUR')).events[0]!.message).toBe('duplicate_delivery_skipped')
 

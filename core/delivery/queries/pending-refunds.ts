@@ -24,13 +24,16 @@ const OF_ORDERS: PreparedStatement = {
   text: `select ${COLUMNS} from pending_refunds where site_id = $1 and (order_id = any($2::text[]) or message_id = any($3::text[]))
     order by created_at limit ${PER_TURN}`,
 }
-/** Pending refunds whose order has been stored since, through any route (the tracking script, the automation route). */
+/**
+ * Pending refunds whose order has been stored since by a trusted route (a signed webhook, the automation route): a
+ * public conversion (the tracking script, an unsigned body) with the order id does not take the refund (refunds.ts).
+ */
 const MATCHED: PreparedStatement = {
-  name: 'dcgate_pending_refunds_matched',
+  name: 'dcgate_pending_refunds_matched_v2',
   reusePlan: false,
   text: `select ${COLUMNS} from pending_refunds p
-    where exists (select 1 from conversions c where c.site_id = p.site_id and c.order_id = p.order_id)
-       or (p.message_id is not null and exists (select 1 from conversions c where c.site_id = p.site_id and c.message_id = p.message_id))
+    where exists (select 1 from conversions c where c.site_id = p.site_id and c.order_id = p.order_id and c.trust = 'trusted')
+       or (p.message_id is not null and exists (select 1 from conversions c where c.site_id = p.site_id and c.message_id = p.message_id and c.trust = 'trusted'))
     order by p.created_at limit ${PER_TURN}`,
 }
 const DROP: PreparedStatement = {
@@ -44,8 +47,8 @@ const PURGE: PreparedStatement = {
 }
 
 /**
- * What the source route does with a refund: record it (applyRefund), or, when the site has no conversion of its order
- * yet, keep it for when the order arrives (`pending_order`; a repeat of a pending refund is kept once).
+ * What the source route does with a refund (signed sources only): record it (applyRefund), or, when the site has no
+ * trusted conversion of its order yet, keep it for when the order arrives (`pending_order`; a repeat of a pending refund is kept once).
  */
 export async function acceptRefund(deps: RefundDeps, siteId: string, refund: RefundRecord): Promise<RefundAnswer> {
   const answer = await applyRefund(deps, siteId, refund)

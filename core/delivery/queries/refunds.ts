@@ -10,7 +10,7 @@ import type { SourceRefund } from '../../registry.ts'
 /** One refund or cancellation, as a source's map reads it from the webhook (or the automation route's body). */
 export type RefundRecord = SourceRefund
 
-/** `applied`: counted now; `repeat`: this refund id was already counted; `unknown_order`: no conversion of the site has that order id. */
+/** `applied`: counted now; `repeat`: this refund id was already counted; `unknown_order`: no trusted conversion of the site has that order id (a public one does not count). */
 export type RefundOutcome = 'applied' | 'repeat' | 'unknown_order'
 
 /** What recording a refund did: its outcome and the conversions it marked now (none for a repeat or an unknown order). */
@@ -22,18 +22,22 @@ export interface RecordedRefund {
 /**
  * $1 site, $2 order id, $3 refund id, $4 amount or null for the whole value, $5 the refund's time, $6 the amount's
  * currency or null, $7 the purchase's messageId or null. Marks every conversion of the site with that order id or
- * that messageId (the trusted purchase, and a public copy the tracking script sent for
- * the same order: the export folds them to one row and may show either), once per refund id. The amount refunded
- * so far grows by each refund, never beyond the conversion's value; a refund without an amount refunds the whole
- * value; an amount in a currency other than the conversion's adds nothing (the refund is still recorded and dated).
- * `refunded_at` keeps the first refund's time. Answers how many rows the order has and the ids of those marked now.
+ * that messageId (the trusted purchase, and a public copy the tracking script sent for the same order: the export
+ * folds them to one row and may show either), once per refund id, but only when a trusted conversion is among them:
+ * anyone can post a public conversion with any order id, and a refund it claimed would never reach the real order.
+ * The amount refunded so far grows by each refund, never beyond the conversion's value; a refund without an amount
+ * refunds the whole value; an amount in a currency other than the conversion's adds nothing (the refund is still
+ * recorded and dated). `refunded_at` keeps the first refund's time. Answers how many trusted rows the order has and
+ * the ids of those marked now.
  */
 const RECORD_REFUND: PreparedStatement = {
-  name: 'dcgate_record_refund_v4',
+  name: 'dcgate_record_refund_v5',
   reusePlan: false,
   text: `with matched as (
-      select id from conversions where site_id = $1 and order_id = $2
-      union select id from conversions where site_id = $1 and message_id = $7::text
+      select id, trust from conversions where site_id = $1 and order_id = $2
+      union select id, trust from conversions where site_id = $1 and message_id = $7::text
+    ), trusted as (
+      select count(*)::int as n from matched where trust = 'trusted'
     ), marked as (
       update conversions c set
         refunded_value = case
@@ -42,11 +46,11 @@ const RECORD_REFUND: PreparedStatement = {
           else least(coalesce(c.refunded_value, 0) + $4::double precision, c.value) end,
         refunded_at = least(coalesce(c.refunded_at, $5::timestamptz), $5::timestamptz),
         refund_ids = array_append(coalesce(c.refund_ids, '{}'::text[]), $3::text)
-      from matched m
-      where c.id = m.id and not ($3::text = any(coalesce(c.refund_ids, '{}'::text[])))
+      from matched m, trusted t
+      where c.id = m.id and t.n > 0 and not ($3::text = any(coalesce(c.refund_ids, '{}'::text[])))
       returning c.id
     )
-    select (select count(*) from matched)::int as matched, (select coalesce(array_agg(id::text), '{}') from marked) as marked`,
+    select (select n from trusted) as matched, (select coalesce(array_agg(id::text), '{}') from marked) as marked`,
 }
 
 /** Records one refund or cancellation against the site's conversions of its order. Idempotent per refund id. */

@@ -7,14 +7,14 @@ import type { FirstPartyChecker } from '../first-party/state.ts'
 import { plainCollectBody } from '../plain-body.ts'
 import { toBatch } from '../hits.ts'
 import type { VisitIntel } from '../intel/types.ts'
-import { acceptPixelConversions } from '../pixel.ts'
+import { acceptPixelConversions, type PixelCaps } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import type { CaptureWriter } from '../store/writer.ts'
 import type { CaptureBatch } from '../store/rows.ts'
 import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
 import { globalPrivacyControl, requestVisitor, type Visitor } from '../request.ts'
 
-export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker }
+export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker, caps: PixelCaps }
 
 /** Seconds a refused client is asked to wait: a few flushes, enough for a database that is back to catch up. */
 const BUSY_RETRY_AFTER_S = 5
@@ -49,7 +49,7 @@ async function journaled(ctx: PluginContext, writer: CaptureWriter, batch: Captu
 }
 
 /** POST /collect (the browser) and POST /collect/worker (a server-side worker forwarding the visitor's IP and UA). */
-export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps): void {
+export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: CollectDeps): void {
   const handle = async (event: H3Event, body: CollectBody, visitor: Visitor) => {
     const site = captureSite(event)
     const receivedAt = new Date()
@@ -63,7 +63,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty }: CollectDeps
     await journaled(ctx, writer, batch)
     // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
     const cookie = personal && body.vid ? firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid) : undefined
-    if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor })
+    if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor, bot: verdict.isBot, caps })
     const answer: CollectAnswer = { ok: true, consent: { required, banner: site.config.consent.banner } }
     return captureAnswer(event, 202, answer, cookie ? [['set-cookie', cookie]] : [])
   }

@@ -27,7 +27,8 @@ ${delivery.status === 'failed' && !(delivery.clear_erased_at && delivery.kind !=
 <h2>The request as sent</h2>
 ${'request' in rebuilt
   ? html`<p class="muted">Rebuilt from the stored conversion by the ${delivery.provider} adapter, as the delivery worker builds it (the worker may have sent it
-in one request with other conversions). Personal data is hashed; credentials${delivery.clear_erased_at ? '' : ', the IP address and the user agent'} are shown as [redacted].</p>
+in one request with other conversions). Personal data is hashed; credentials${delivery.clear_erased_at ? '' : ', the IP address and the user agent (in clear or hashed)'} are shown as [redacted],
+and URLs as origin and path only.</p>
 ${delivery.clear_erased_at ? html`<p role="note">The IP address and user agent of this conversion were erased on ${time(delivery.clear_erased_at)}, so this rebuilt request lacks them.
 ${delivery.kind === 'adjustment' ? '' : `A retry is refused: it would reach ${delivery.provider} without what the first attempt sent.`}</p>` : ''}
 <p><code>${rebuilt.request.method} ${rebuilt.request.url}</code></p>

@@ -58,3 +58,24 @@ const STORE_ISSUED = oneOff(`update crm_poll_state set issued_token = $4, issued
 export async function storeIssuedToken(prepared: RunPrepared, siteId: string, poller: string, basis: string, token: string): Promise<void> {
   await prepared(STORE_ISSUED, [siteId, poller, basis, token])
 }
+
+/** $1 sites, $2 pollers (pairwise: the configured ones). Forgets the issued tokens of every other one. */
+const DROP_UNCONFIGURED_TOKENS = oneOff(`update crm_poll_state s set issued_token = null, issued_for = null
+  where issued_token is not null
+    and not exists (select 1 from unnest($1::text[], $2::text[]) as c(site_id, poller) where c.site_id = s.site_id and c.poller = s.poller)
+  returning site_id, poller`)
+const READ_TOKENS = oneOff('select site_id, poller, issued_token from crm_poll_state where issued_token is not null')
+/** $1 site, $2 poller, $3 the token as read, $4 the token sealed anew: unless a poll changed it meanwhile. */
+const RESEAL_TOKEN = oneOff('update crm_poll_state set issued_token = $4 where site_id = $1 and poller = $2 and issued_token = $3')
+
+export async function dropUnconfiguredTokens(prepared: RunPrepared, configured: readonly { siteId: string, poller: string }[]): Promise<{ site_id: string, poller: string }[]> {
+  return prepared(DROP_UNCONFIGURED_TOKENS, [configured.map((c) => c.siteId), configured.map((c) => c.poller)])
+}
+
+export async function readStoredTokens(prepared: RunPrepared): Promise<{ site_id: string, poller: string, issued_token: string }[]> {
+  return prepared(READ_TOKENS, [])
+}
+
+export async function resealToken(prepared: RunPrepared, siteId: string, poller: string, read: string, sealed: string): Promise<void> {
+  await prepared(RESEAL_TOKEN, [siteId, poller, read, sealed])
+}
