@@ -11,11 +11,12 @@ import { ApiKey } from './entities/api-key.ts'
 import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
 import { PendingRefund } from '../delivery/entities/pending-refund.ts'
+import { ConversionWait } from '../delivery/entities/conversion-wait.ts'
 import { PlatformCredential } from '../delivery/entities/platform-credential.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, PlatformCredential, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, JobLease]
 
 export interface Database {
   orm: MikroORM

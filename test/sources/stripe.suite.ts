@@ -8,12 +8,21 @@ import stripe, { type StripeOptions } from '../../adapters/sources/stripe/index.
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
 
 const SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
+type Json = Record<string, unknown>
+/** The event with fields of data.object changed. */
+const withObject = (event: string, changes: Json) => {
+  const parsed = JSON.parse(event) as { data: { object: Json } }
+  return JSON.stringify({ ...parsed, data: { object: { ...parsed.data.object, ...changes } } })
+}
+const withType = (event: string, type: string) => JSON.stringify({ ...JSON.parse(event) as Json, type })
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8')
 const SESSION = fixture('stripe-checkout-session-completed.json')
 const INTENT = fixture('stripe-payment-intent-succeeded.json')
 const SUBSCRIPTION = fixture('stripe-checkout-session-subscription.json')
 /** invoice.paid for the second month of SUBSCRIPTION's subscription (API version 2025-09-30.clover: parent.subscription_details). */
 const RENEWAL = fixture('stripe-invoice-paid-renewal.json')
+/** The same subscription's first invoice: billing_reason subscription_create. */
+const FIRST_INVOICE = withObject(RENEWAL, { billing_reason: 'subscription_create' })
 const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }
 /** A few seconds after the fixtures' events were created, as a delivery arrives. */
 const NOW = new Date('2026-11-21T07:30:09Z')
@@ -29,13 +38,6 @@ const options = v.parse(stripe.options, { signingSecret: SECRET })
 const encode = (text: string) => new TextEncoder().encode(text)
 const parse = (body: string) => stripe.parse(encode(body), new Headers(HEADERS), options)
 const conversion = (body: string) => conversionsOf(parse(body))[0]!
-type Json = Record<string, unknown>
-/** The event with fields of data.object changed. */
-const withObject = (event: string, changes: Json) => {
-  const parsed = JSON.parse(event) as { data: { object: Json } }
-  return JSON.stringify({ ...parsed, data: { object: { ...parsed.data.object, ...changes } } })
-}
-const withType = (event: string, type: string) => JSON.stringify({ ...JSON.parse(event) as Json, type })
 
 testIntakeSource({
   source: stripe,
@@ -72,7 +74,17 @@ testIntakeSource({
       name: 'checkout.session.completed for a subscription (no PaymentIntent)',
       body: SUBSCRIPTION,
       headers: HEADERS,
-      expected: [{ messageId: 'stripe-cs-cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h', event: 'Purchase', value: 29, currency: 'USD', orderId: 'cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h' }],
+      expected: [{ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', event: 'Purchase', value: 29, currency: 'USD', orderId: 'sub_1QNg7sLkdIwHu7ixE3fJ0aZk' }],
+      // The subscription's first invoice is the same payment: one conversion, keyed by the subscription.
+      redelivery: { body: FIRST_INVOICE },
+    },
+    {
+      name: 'invoice.paid for a subscription\'s first invoice (subscription_create)',
+      body: FIRST_INVOICE,
+      headers: HEADERS,
+      // The subscription's metadata snapshot names the first purchase's order id.
+      expected: [{ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', event: 'Purchase', value: 29, currency: 'USD', orderId: 'A-2044' }],
+      redelivery: { body: withType(FIRST_INVOICE, 'invoice.payment_succeeded') },
     },
   ],
   ignored: [
@@ -80,8 +92,9 @@ testIntakeSource({
     { name: 'a session with nothing to pay', body: withObject(SUBSCRIPTION, { payment_status: 'no_payment_required', amount_total: 0 }), headers: HEADERS, reason: /has payment_status no_payment_required: nothing was paid/ },
     { name: 'another event type', body: withType(INTENT, 'payment_intent.created'), headers: HEADERS, reason: /event type payment_intent\.created is not a payment/ },
     { name: 'a subscription renewal (invoice.paid, subscription_cycle), renewals not configured', body: RENEWAL, headers: HEADERS, reason: /^invoice in_1SbR4vLkdIwHu7ixT6nB3qLd renews subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk: renewals are not recorded/ },
-    { name: 'the first invoice of a subscription (its Checkout Session is the conversion)', body: withObject(RENEWAL, { billing_reason: 'subscription_create' }), headers: HEADERS, reason: /has billing_reason subscription_create: only renewals \(subscription_cycle\) are read from invoices/ },
-    { name: 'the PaymentIntent of a subscription invoice', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb \(a subscription\)/ },
+    { name: 'an invoice neither first nor renewal of a subscription', body: withObject(RENEWAL, { billing_reason: 'manual' }), headers: HEADERS, reason: /has billing_reason manual: only a subscription's first invoice \(subscription_create\) and renewals \(subscription_cycle\) are read from invoices/ },
+    { name: 'a trial\'s first invoice, nothing paid', body: withObject(FIRST_INVOICE, { amount_paid: 0 }), headers: HEADERS, reason: /starts subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk but nothing was paid/ },
+    { name: 'the PaymentIntent of an invoice (API versions before 2025-03-31.basil name it)', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb; the invoice, or its Checkout Session, is the conversion/ },
   ],
   additionalTests: () => {
     describe('stripe: refunds', () => {
@@ -238,7 +251,8 @@ testIntakeSource({
         // Configured to record renewals, they are their own event, never a Purchase; the first payment stays one.
         expect(purchases(RENEWAL, withRenewals)).toEqual([])
         expect(purchases(SUBSCRIPTION, withRenewals)).toHaveLength(1)
-        expect(parseWith(withObject(RENEWAL, { billing_reason: 'subscription_create' }))).toMatchObject({ kind: 'ignored' })
+        // The first invoice is the first payment: the same Purchase as the session (one messageId), waiting for it.
+        expect(purchases(FIRST_INVOICE, withRenewals)).toMatchObject([{ messageId: conversion(SUBSCRIPTION).messageId, awaitsWithdrawalSeconds: 300 }])
       })
 
       it('records a renewal as the configured event, keyed by the invoice, with the renewal\'s own order id', () => {
@@ -304,8 +318,10 @@ testIntakeSource({
         expect(conversion(withObject(SESSION, { payment_intent: { id: 'pi_expanded123', object: 'payment_intent' } })).messageId).toBe('stripe-pi-pi_expanded123')
       })
 
-      it('keys a subscription session by the session id, since it has no PaymentIntent', () => {
-        expect(conversion(SUBSCRIPTION)).toMatchObject({ messageId: expect.stringMatching(/^stripe-cs-cs_live_/), value: 29, identifiers: { customer_id: 'CRM-User-9120' } })
+      it('keys a subscription session by its subscription, as its first invoice is, since it has no PaymentIntent', () => {
+        expect(conversion(SUBSCRIPTION)).toMatchObject({ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', value: 29, identifiers: { customer_id: 'CRM-User-9120' } })
+        // A paid session with neither (none Stripe documents) falls back to the session id.
+        expect(conversion(withObject(SUBSCRIPTION, { subscription: null })).messageId).toMatch(/^stripe-cs-cs_live_/)
       })
 
       it('reads a PaymentIntent\'s receipt email, embedded charge billing details, shipping and metadata', () => {
