@@ -1,0 +1,193 @@
+import Stripe from 'stripe'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { sharedDatabase } from '../helpers/database.ts'
+import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
+import {
+  intentSucceeded, invoicePaid, invoicePaymentPaid, legacyInvoicePaid, permutations, sessionCompleted,
+  type PaymentIds, type StripeWebhookBody,
+} from '../helpers/stripe-events.ts'
+
+// Stripe does not deliver a payment's webhooks in order, and since API version 2025-03-31.basil a PaymentIntent no
+// longer names the invoice it pays (README of adapters/sources/stripe). Every order of every payment's events must
+// reach the platforms as Stripe counts it: a subscription's first payment once, a renewal never, a one-time payment once.
+const SECRET = 'whsec_8Lk2Vq7Tz4Nw9Rb3Xc6Hm1Jp5Fs0Dg2Y'
+/** The sites' sources.stripe.waitSeconds: short, so the test does not wait five minutes, long enough for a slow machine. */
+const WAIT_SECONDS = 3
+/** Endpoints created before basil receive this version's bodies. */
+const OLD_VERSION = '2024-06-20'
+/** The official client, only to sign bodies as Stripe does (it sends no request here). */
+const stripe = new Stripe('sk_test_not_used')
+
+let app: TestApp
+let meta: FakeMeta
+
+function siteConfig(fake: FakeMeta) {
+  return {
+    id: 'shop', name: 'Shop', domains: ['shop.example.com'],
+    sources: { stripe: { signingSecret: SECRET, waitSeconds: WAIT_SECONDS } },
+    destinations: { meta: { pixelId: fake.pixelId, accessToken: fake.accessToken, baseUrl: fake.url } },
+  }
+}
+const DELIVERY = { workerIntervalMs: 25, retryBaseMs: 40, retryMaxMs: 200 }
+
+beforeAll(async () => {
+  meta = await startFakeMeta()
+  app = await bootTestApp({ plugins: ['intake'], delivery: DELIVERY, sites: [siteConfig(meta)] })
+})
+afterAll(async () => {
+  await app?.close()
+  await meta?.close()
+})
+
+/** Posts a body signed as Stripe signs it; every delivery is answered 200. */
+async function post(body: StripeWebhookBody, to: TestApp = app): Promise<Record<string, unknown>> {
+  const payload = JSON.stringify(body)
+  const copKey = to.dcgate.context.sites.byId('shop')!.copKey
+  const response = await to.request(`/api/v1/conversions/stripe/${copKey}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }) },
+    body: payload,
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+  return await response.json() as Record<string, unknown>
+}
+const idsOf = (tag: string): PaymentIds => ({ subscription: `sub_${tag}`, invoice: `in_${tag}`, intent: `pi_${tag}`, session: `cs_${tag}` })
+const sentToMeta = (messageId: string) => meta.events.filter((e) => e.event_id === messageId).length
+const sql = <T extends object[]>(text: string, params: unknown[] = [], on: TestApp = app) => on.dcgate.database.orm.em.getConnection().execute<T>(text, params)
+const stored = (messageIds: string[]) => sql<{ message_id: string, source_event_type: string, order_id: string }[]>(
+  'select message_id, source_event_type, order_id from conversions where site_id = ? and message_id = any(?::text[])', ['shop', `{${messageIds.join(',')}}`])
+
+/** Posts each order of events, the orders at once and each order's events one after another. */
+async function postEveryOrder(tag: string, events: (ids: PaymentIds) => StripeWebhookBody[]): Promise<PaymentIds[]> {
+  const orders = permutations(events(idsOf('template')).map((_, i) => i))
+  return Promise.all(orders.map(async (order, n) => {
+    const ids = idsOf(`${tag}${n}`)
+    const bodies = events(ids)
+    for (const i of order) await post(bodies[i]!)
+    return ids
+  }))
+}
+
+/** Waits until every outbox row of the site has ended: whatever the platforms will get, they have. */
+async function untilSettled(expectedAtMeta: string[], on: TestApp = app): Promise<void> {
+  await vi.waitFor(async () => {
+    for (const id of expectedAtMeta) expect(sentToMeta(id), id).toBeGreaterThan(0)
+    const [open] = await sql<{ n: number }[]>(`select count(*)::int as n from deliveries where site_id = 'shop' and status in ('pending', 'retrying')`, [], on)
+    expect(open!.n).toBe(0)
+  }, { timeout: 30_000, interval: 100 })
+}
+
+describe('Stripe webhooks in every order of arrival', () => {
+  it('a subscription\'s first payment (Checkout, first invoice, invoice payment, PaymentIntent) is one Purchase in each of the 24 orders', async () => {
+    const payments = await postEveryOrder('first', (ids) => [sessionCompleted(ids, 'subscription'), invoicePaid(ids, 'subscription_create'), invoicePaymentPaid(ids), intentSucceeded(ids)])
+    expect(payments).toHaveLength(24)
+    await untilSettled(payments.map((ids) => `stripe-sub-${ids.subscription}`))
+    for (const ids of payments) {
+      expect(sentToMeta(`stripe-sub-${ids.subscription}`), ids.subscription).toBe(1)
+      expect(sentToMeta(`stripe-pi-${ids.intent}`), ids.intent).toBe(0)
+      expect(await stored([`stripe-sub-${ids.subscription}`, `stripe-pi-${ids.intent}`])).toHaveLength(1)
+    }
+  })
+
+  it('a renewal (invoice, invoice payment, PaymentIntent) reaches no platform and is stored nowhere, in each of the 6 orders', async () => {
+    const renewals = await postEveryOrder('renew', (ids) => [invoicePaid(ids, 'subscription_cycle'), invoicePaymentPaid(ids), intentSucceeded(ids)])
+    expect(renewals).toHaveLength(6)
+    // One later payment, so the wait is known to be over when it has arrived.
+    const later = idsOf('renew-witness')
+    await post(intentSucceeded(later))
+    await untilSettled([`stripe-pi-${later.intent}`])
+    for (const ids of renewals) {
+      expect([sentToMeta(`stripe-pi-${ids.intent}`), sentToMeta(`stripe-in-${ids.invoice}`)], ids.intent).toEqual([0, 0])
+      expect(await stored([`stripe-pi-${ids.intent}`, `stripe-in-${ids.invoice}`, `stripe-sub-${ids.subscription}`])).toEqual([])
+    }
+  })
+
+  it('a one-time PaymentIntent is one Purchase, sent once the wait is over; a retry of its webhook changes nothing', async () => {
+    const ids = idsOf('once')
+    const answer = await post(intentSucceeded(ids))
+    expect(answer).toMatchObject({ accepted: true, events: [{ messageId: `stripe-pi-${ids.intent}`, success: true, message: `stored; delivering in ${WAIT_SECONDS} s unless a later webhook withdraws it` }] })
+    expect(await post(intentSucceeded(ids))).toMatchObject({ events: [{ message: 'duplicate_delivery_skipped' }] })
+    expect(sentToMeta(`stripe-pi-${ids.intent}`)).toBe(0)
+    await untilSettled([`stripe-pi-${ids.intent}`])
+    expect(sentToMeta(`stripe-pi-${ids.intent}`)).toBe(1)
+  })
+
+  it('a one-time Checkout payment is one Purchase, the session\'s, whichever of its session and PaymentIntent comes first', async () => {
+    const payments = await postEveryOrder('checkout', (ids) => [sessionCompleted(ids, 'payment'), intentSucceeded(ids)])
+    await untilSettled(payments.map((ids) => `stripe-pi-${ids.intent}`))
+    for (const ids of payments) {
+      expect(sentToMeta(`stripe-pi-${ids.intent}`), ids.intent).toBe(1)
+      // The session replaced the PaymentIntent's waiting copy: the shop's order id from its metadata went out.
+      expect(await stored([`stripe-pi-${ids.intent}`])).toEqual([{ message_id: `stripe-pi-${ids.intent}`, source_event_type: 'checkout.session.completed', order_id: `order-${ids.session}` }])
+    }
+  })
+
+  it('the Checkout Session replaces its subscription\'s first invoice that came first, and the invoice payment withdraws the PaymentIntent, with their answers saying so', async () => {
+    const ids = idsOf('answers')
+    expect(await post(invoicePaid(ids, 'subscription_create'))).toMatchObject({ events: [{ messageId: `stripe-sub-${ids.subscription}`, success: true, message: expect.stringMatching(/^stored; delivering in 3 s/) }] })
+    expect(await post(intentSucceeded(ids))).toMatchObject({ events: [{ messageId: `stripe-pi-${ids.intent}`, success: true }] })
+    expect(await post(invoicePaymentPaid(ids))).toMatchObject({ events: [], withdrawals: [{ message_id: `stripe-pi-${ids.intent}`, outcome: 'removed' }] })
+    expect(await post(sessionCompleted(ids, 'subscription'))).toMatchObject({
+      withdrawals: [{ message_id: `stripe-sub-${ids.subscription}`, outcome: 'removed' }],
+      events: [{ messageId: `stripe-sub-${ids.subscription}`, success: true }],
+    })
+    // A retry of the PaymentIntent's webhook after its withdrawal is removed again at once.
+    expect(await post(intentSucceeded(ids))).toMatchObject({ events: [{ success: true, message: expect.stringMatching(/^withdrawn before it was sent: PaymentIntent pi_answers paid invoice in_answers/) }] })
+    await untilSettled([`stripe-sub-${ids.subscription}`])
+    expect(await stored([`stripe-sub-${ids.subscription}`, `stripe-pi-${ids.intent}`])).toEqual([{ message_id: `stripe-sub-${ids.subscription}`, source_event_type: 'checkout.session.completed', order_id: `order-${ids.session}` }])
+  })
+
+  it('a subscription started without Checkout is one Purchase, from its first invoice, once the wait is over', async () => {
+    const payments = await postEveryOrder('direct', (ids) => [invoicePaid(ids, 'subscription_create'), invoicePaymentPaid(ids), intentSucceeded(ids)])
+    await untilSettled(payments.map((ids) => `stripe-sub-${ids.subscription}`))
+    for (const ids of payments) {
+      expect([sentToMeta(`stripe-sub-${ids.subscription}`), sentToMeta(`stripe-pi-${ids.intent}`)], ids.subscription).toEqual([1, 0])
+      expect(await stored([`stripe-sub-${ids.subscription}`])).toEqual([{ message_id: `stripe-sub-${ids.subscription}`, source_event_type: 'invoice.paid', order_id: `order-${ids.subscription}` }])
+    }
+  })
+
+  it(`on API versions before basil (${OLD_VERSION}): the PaymentIntent names its invoice and is never counted; a one-time one is sent without waiting`, async () => {
+    const payments = await postEveryOrder('old', (ids) => [sessionCompleted(ids, 'subscription', OLD_VERSION), legacyInvoicePaid(ids, 'subscription_create', OLD_VERSION), intentSucceeded(ids, { apiVersion: OLD_VERSION, invoice: ids.invoice })])
+    const renewal = idsOf('old-renewal')
+    for (const body of [legacyInvoicePaid(renewal, 'subscription_cycle', OLD_VERSION), intentSucceeded(renewal, { apiVersion: OLD_VERSION, invoice: renewal.invoice })]) {
+      expect(await post(body)).toMatchObject({ accepted: false, ignored: expect.any(String) })
+    }
+    const once = idsOf('old-once')
+    expect(await post(intentSucceeded(once, { apiVersion: OLD_VERSION, invoice: null }))).toMatchObject({ events: [{ message: 'stored; delivering in the background' }] })
+    await untilSettled([...payments.map((ids) => `stripe-sub-${ids.subscription}`), `stripe-pi-${once.intent}`])
+    for (const ids of payments) expect([sentToMeta(`stripe-sub-${ids.subscription}`), sentToMeta(`stripe-pi-${ids.intent}`)], ids.subscription).toEqual([1, 0])
+    expect([sentToMeta(`stripe-pi-${renewal.intent}`), sentToMeta(`stripe-in-${renewal.invoice}`), sentToMeta(`stripe-pi-${once.intent}`)]).toEqual([0, 0, 1])
+  })
+})
+
+describe('a restart during the wait', () => {
+  it('loses no conversion: another process on the same database sends the waiting PaymentIntent, and still honours a withdrawal', async () => {
+    const database = await sharedDatabase()
+    const fake = await startFakeMeta()
+    const boot = () => bootTestApp({ plugins: ['intake'], delivery: DELIVERY, sites: [siteConfig(fake)] }, { databaseUrl: database.url })
+    const [kept, withdrawn] = [idsOf('restart-kept'), idsOf('restart-withdrawn')]
+    try {
+      const first = await boot()
+      await post(intentSucceeded(kept), first)
+      await post(intentSucceeded(withdrawn), first)
+      await first.close()
+
+      const second = await boot()
+      try {
+        await post(invoicePaymentPaid(withdrawn), second)
+        await vi.waitFor(() => expect(fake.events.filter((e) => e.event_id === `stripe-pi-${kept.intent}`)).toHaveLength(1), { timeout: 30_000, interval: 100 })
+        const [open] = await sql<{ n: number }[]>(`select count(*)::int as n from deliveries where status in ('pending', 'retrying')`, [], second)
+        expect(open!.n).toBe(0)
+        expect(fake.events.filter((e) => e.event_id === `stripe-pi-${withdrawn.intent}`)).toHaveLength(0)
+      }
+      finally {
+        await second.close()
+      }
+    }
+    finally {
+      await fake.close()
+      await database.drop()
+    }
+  })
+})
