@@ -6,6 +6,7 @@ import * as v from 'valibot'
 import { SourceInputError } from '../../core/registry.ts'
 import stripe, { type StripeOptions } from '../../adapters/sources/stripe/index.ts'
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
+import { intentSucceeded, invoicePaymentPaid, sessionCompleted } from '../helpers/stripe-events.ts'
 
 const SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
 type Json = Record<string, unknown>
@@ -49,6 +50,7 @@ testIntakeSource({
     { signingSecret: SECRET, toleranceSeconds: 2.5 }, { signingSecret: SECRET, toleranceSeconds: '300' }, { secret: SECRET },
     { signingSecret: SECRET, renewals: {} }, { signingSecret: SECRET, renewals: { event: ' ' } }, { signingSecret: SECRET, renewals: 'Renewal' },
     { signingSecret: SECRET, renewals: { event: 'Renewal', sendsAs: 'Purchase' } },
+    { signingSecret: SECRET, waitSeconds: -1 }, { signingSecret: SECRET, waitSeconds: 2.5 }, { signingSecret: SECRET, waitSeconds: 86_401 }, { signingSecret: SECRET, waitSeconds: '300' },
   ],
   sign,
   signatureHeader: 'Stripe-Signature',
@@ -236,6 +238,41 @@ testIntakeSource({
         expect(() => parse(withObject(SESSION, { amount_total: -5 }))).toThrow('data.object.amount_total')
         expect(() => parse(withObject(INTENT, { amount_received: '700' }))).toThrow('data.object.amount_received')
         expect(() => parse(withObject(SESSION, { currency: null }))).toThrow('data.object.currency: is required with an amount')
+      })
+    })
+
+    describe('stripe: which event is the conversion (withdrawals and waits)', () => {
+      const ids = { subscription: 'sub_W1', invoice: 'in_W1', intent: 'pi_W1', session: 'cs_W1' }
+      const parseBody = (body: unknown, using = options) => stripe.parse(encode(JSON.stringify(body)), new Headers(HEADERS), using)
+
+      it('invoice_payment.paid withdraws the PaymentIntent that paid the invoice, and carries no conversion', () => {
+        expect(parseBody(invoicePaymentPaid(ids))).toEqual({
+          kind: 'conversions', conversions: [], sourceEventType: 'invoice_payment.paid',
+          withdrawals: [{ messageId: 'stripe-pi-pi_W1', reason: 'PaymentIntent pi_W1 paid invoice in_W1 (invoice payment inpay_W1); the invoice, or its Checkout Session, is the conversion' }],
+        })
+        // Expanded invoice and payment_intent; an invoice paid out of band or by a bare charge has no PaymentIntent.
+        const expanded = invoicePaymentPaid(ids) as unknown as { data: { object: Json & { payment: Json } } }
+        const object = expanded.data.object
+        expect(parseBody({ ...expanded, data: { object: { ...object, invoice: { id: 'in_W1' }, payment: { type: 'payment_intent', payment_intent: { id: 'pi_W2' } } } } })).toMatchObject({ withdrawals: [{ messageId: 'stripe-pi-pi_W2' }] })
+        expect(parseBody({ ...expanded, data: { object: { ...object, payment: { type: 'payment_record', payment_record: 'pr_1' } } } })).toEqual({
+          kind: 'ignored', reason: 'invoice payment inpay_W1 of invoice in_W1 was not made by a PaymentIntent (payment.type payment_record): nothing to withdraw',
+        })
+      })
+
+      it('a PaymentIntent waits the configured time on API versions since basil (and without api_version), not before', () => {
+        const waits = (body: unknown, using = options) => conversionsOf(parseBody(body, using))[0]!.awaitsWithdrawalSeconds
+        expect(waits(intentSucceeded(ids))).toBe(300)
+        expect(waits(intentSucceeded(ids, { apiVersion: '2025-03-31.basil' }))).toBe(300)
+        expect(waits({ ...intentSucceeded(ids), api_version: null })).toBe(300)
+        expect(waits(intentSucceeded(ids, { apiVersion: '2025-02-24.acacia', invoice: null }))).toBeUndefined()
+        expect(waits(intentSucceeded(ids), v.parse(stripe.options, { signingSecret: SECRET, waitSeconds: 0 }))).toBe(0)
+        expect(waits(intentSucceeded(ids), v.parse(stripe.options, { signingSecret: SECRET, waitSeconds: 45 }))).toBe(45)
+      })
+
+      it('a paid Checkout Session replaces the waiting copy of its payment: its PaymentIntent\'s, or its subscription\'s first invoice\'s', () => {
+        expect(parseBody(sessionCompleted(ids, 'payment'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-pi-pi_W1', reason: 'replaced by checkout session cs_W1, the same payment' }], conversions: [{ messageId: 'stripe-pi-pi_W1' }] })
+        expect(parseBody(sessionCompleted(ids, 'subscription'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-sub-sub_W1' }], conversions: [{ messageId: 'stripe-sub-sub_W1', identifiers: { customer_id: 'CRM-4410' } }] })
+        expect(conversionsOf(parseBody(sessionCompleted(ids, 'payment')))[0]!.awaitsWithdrawalSeconds).toBeUndefined()
       })
     })
 
