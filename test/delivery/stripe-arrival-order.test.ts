@@ -2,6 +2,7 @@ import Stripe from 'stripe'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { sharedDatabase } from '../helpers/database.ts'
+import { purgeWaits } from '../../core/delivery/queries/waits.ts'
 import { startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
 import {
   intentSucceeded, invoicePaid, invoicePaymentPaid, legacyInvoicePaid, permutations, sessionCompleted,
@@ -158,6 +159,24 @@ describe('Stripe webhooks in every order of arrival', () => {
     await untilSettled([...payments.map((ids) => `stripe-sub-${ids.subscription}`), `stripe-pi-${once.intent}`])
     for (const ids of payments) expect([sentToMeta(`stripe-sub-${ids.subscription}`), sentToMeta(`stripe-pi-${ids.intent}`)], ids.subscription).toEqual([1, 0])
     expect([sentToMeta(`stripe-pi-${renewal.intent}`), sentToMeta(`stripe-in-${renewal.invoice}`), sentToMeta(`stripe-pi-${once.intent}`)]).toEqual([0, 0, 1])
+  })
+})
+
+describe('withdrawals kept', () => {
+  it('a PaymentIntent and its invoice payment arriving at the same moment, twenty times over: none is sent', async () => {
+    const pairs = Array.from({ length: 20 }, (_, n) => idsOf(`race${n}`))
+    await Promise.all(pairs.flatMap((ids) => [post(intentSucceeded(ids)), post(invoicePaymentPaid(ids))]))
+    const witness = idsOf('race-witness')
+    await post(intentSucceeded(witness))
+    await untilSettled([`stripe-pi-${witness.intent}`])
+    for (const ids of pairs) expect(sentToMeta(`stripe-pi-${ids.intent}`), ids.intent).toBe(0)
+    expect(await stored(pairs.map((ids) => `stripe-pi-${ids.intent}`))).toEqual([])
+  })
+
+  it('are dropped after 30 days by the intake:conversion-waits job', async () => {
+    await sql(`insert into conversion_waits (site_id, message_id, withdrawn, created_at) values ('shop', 'stripe-pi-pi_old', 'paid an invoice', now() - interval '31 days'), ('shop', 'stripe-pi-pi_recent', 'paid an invoice', now() - interval '29 days')`)
+    expect(await purgeWaits(app.dcgate.context.prepared)).toBe(1)
+    expect(await sql(`select message_id from conversion_waits where message_id in ('stripe-pi-pi_old', 'stripe-pi-pi_recent')`)).toEqual([{ message_id: 'stripe-pi-pi_recent' }])
   })
 })
 
