@@ -269,6 +269,20 @@ testIntakeSource({
         expect(waits(intentSucceeded(ids), v.parse(stripe.options, { signingSecret: SECRET, waitSeconds: 45 }))).toBe(45)
       })
 
+      it('property: an InvoicePayment, a first invoice or a PaymentIntent with any field replaced by arbitrary JSON is read or refused, never thrown otherwise', () => {
+        for (const event of [JSON.stringify(invoicePaymentPaid(ids)), FIRST_INVOICE, JSON.stringify(intentSucceeded(ids))]) {
+          const object = (JSON.parse(event) as { data: { object: Json } }).data.object
+          fc.assert(fc.property(fc.constantFrom(...Object.keys(object), 'parent', 'subscription'), fc.jsonValue({ maxDepth: 3 }), (key, value) => {
+            try {
+              expect(['conversions', 'ignored']).toContain(parse(withObject(event, { [key]: value })).kind)
+            }
+            catch (error) {
+              expect(error).toBeInstanceOf(SourceInputError)
+            }
+          }), { numRuns: 150 })
+        }
+      })
+
       it('a paid Checkout Session replaces the waiting copy of its payment: its PaymentIntent\'s, or its subscription\'s first invoice\'s', () => {
         expect(parseBody(sessionCompleted(ids, 'payment'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-pi-pi_W1', reason: 'replaced by checkout session cs_W1, the same payment' }], conversions: [{ messageId: 'stripe-pi-pi_W1' }] })
         expect(parseBody(sessionCompleted(ids, 'subscription'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-sub-sub_W1' }], conversions: [{ messageId: 'stripe-sub-sub_W1', identifiers: { customer_id: 'CRM-4410' } }] })
