@@ -140,12 +140,14 @@ export interface SourceConversion extends ConversionInput {
 }
 
 /**
- * A webhook's word that a conversion of this messageId stored waiting (`awaitsWithdrawalSeconds`) is not one, or is
- * replaced by one this body brings. The waiting copy is removed unless a delivery of it was attempted; one that
- * arrives later is removed as soon as it is stored. Honoured only from a verified body.
+ * A webhook's word that the conversion a waiting event stored (`awaitsWithdrawalSeconds`) under this messageId is not
+ * one, or is replaced by one this body brings. The waiting copy is removed unless a delivery of it was attempted; one
+ * that arrives later is removed as soon as it is stored. Honoured only from a verified body.
  */
 export interface SourceWithdrawal {
   messageId: string
+  /** The webhook event types whose copy is withdrawn (`sourceEventType`): a copy another event stored stays. */
+  eventTypes: readonly string[]
   /** Why, in the vendor's terms; the answer of the withdrawn conversion's webhook gives it. */
   reason: string
 }

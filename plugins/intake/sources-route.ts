@@ -8,7 +8,7 @@ import type { AcceptResult } from '../../core/delivery/pipeline.ts'
 import { acceptRefund, applyPendingRefundsOf, reconcilePendingRefunds } from '../../core/delivery/queries/pending-refunds.ts'
 import { purgeWaits } from '../../core/delivery/queries/waits.ts'
 import { ConversionResponse, RefundAnswer } from './schema.ts'
-import { WithdrawalAnswer, applyWithdrawals, settleWaiting } from './source-waits.ts'
+import { WithdrawalAnswer, applyWithdrawals, replacedAfterRace, settleWaiting } from './source-waits.ts'
 
 const Params = v.object({
   source: v.pipe(v.string(), v.maxLength(64)),
@@ -84,8 +84,11 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         const confirmation = verified ? conversion.confirmation ?? source.confirmation : 'tracked'
         // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
         const waits = verified ? conversion.awaitsWithdrawalSeconds : undefined
-        const result = await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background', waitSeconds: waits })
-        events.push(waits === undefined ? result : await settleWaiting(prepared, site.id, conversion, result))
+        const accept = () => conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background', waitSeconds: waits })
+        let result = await accept()
+        // The waiting copy this body withdrew may have been stored between its withdrawal and this accept: once more.
+        if (verified && await replacedAfterRace(prepared, site.id, conversion, result, parsed.withdrawals)) result = await accept()
+        events.push(waits === undefined ? result : await settleWaiting(prepared, site.id, conversion, parsed.sourceEventType, result))
       }
       await applyPendingRefunds(site.id, parsed.conversions)
       if (!parsed.refunds?.length) return { ...base, ...withdrawn, events, duration_ms: elapsed(started) }

@@ -248,7 +248,7 @@ testIntakeSource({
       it('invoice_payment.paid withdraws the PaymentIntent that paid the invoice, and carries no conversion', () => {
         expect(parseBody(invoicePaymentPaid(ids))).toEqual({
           kind: 'conversions', conversions: [], sourceEventType: 'invoice_payment.paid',
-          withdrawals: [{ messageId: 'stripe-pi-pi_W1', reason: 'PaymentIntent pi_W1 paid invoice in_W1 (invoice payment inpay_W1); the invoice, or its Checkout Session, is the conversion' }],
+          withdrawals: [{ messageId: 'stripe-pi-pi_W1', eventTypes: ['payment_intent.succeeded'], reason: 'PaymentIntent pi_W1 paid invoice in_W1 (invoice payment inpay_W1); the invoice, or its Checkout Session, is the conversion' }],
         })
         // Expanded invoice and payment_intent; an invoice paid out of band or by a bare charge has no PaymentIntent.
         const expanded = invoicePaymentPaid(ids) as unknown as { data: { object: Json & { payment: Json } } }
@@ -284,8 +284,12 @@ testIntakeSource({
       })
 
       it('a paid Checkout Session replaces the waiting copy of its payment: its PaymentIntent\'s, or its subscription\'s first invoice\'s', () => {
-        expect(parseBody(sessionCompleted(ids, 'payment'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-pi-pi_W1', reason: 'replaced by checkout session cs_W1, the same payment' }], conversions: [{ messageId: 'stripe-pi-pi_W1' }] })
-        expect(parseBody(sessionCompleted(ids, 'subscription'))).toMatchObject({ withdrawals: [{ messageId: 'stripe-sub-sub_W1' }], conversions: [{ messageId: 'stripe-sub-sub_W1', identifiers: { customer_id: 'CRM-4410' } }] })
+        expect(parseBody(sessionCompleted(ids, 'payment'))).toMatchObject({
+          withdrawals: [{ messageId: 'stripe-pi-pi_W1', eventTypes: ['payment_intent.succeeded'], reason: 'replaced by checkout session cs_W1, the same payment' }], conversions: [{ messageId: 'stripe-pi-pi_W1' }],
+        })
+        expect(parseBody(sessionCompleted(ids, 'subscription'))).toMatchObject({
+          withdrawals: [{ messageId: 'stripe-sub-sub_W1', eventTypes: ['invoice.paid', 'invoice.payment_succeeded'] }], conversions: [{ messageId: 'stripe-sub-sub_W1', identifiers: { customer_id: 'CRM-4410' } }],
+        })
         expect(conversionsOf(parseBody(sessionCompleted(ids, 'payment')))[0]!.awaitsWithdrawalSeconds).toBeUndefined()
       })
     })

@@ -5,12 +5,9 @@
  */
 import type { SourceConversion, SourceParseResult } from '../../../core/registry.ts'
 import { currencyAt, objectAt, requiredIdAt, textAt, type JsonObject } from '../fields.ts'
+import { INTENT_EVENT } from './events.ts'
 import { expandableIdAt, intentMessageId, subscriptionMessageId, toConversion } from './payment.ts'
 
-/** Both name the same paid invoice. */
-export const INVOICE_EVENTS = ['invoice.paid', 'invoice.payment_succeeded'] as const
-/** Since API version 2025-03-31.basil the only link from an invoice to the PaymentIntent that paid it. */
-export const INVOICE_PAYMENT_EVENT = 'invoice_payment.paid'
 
 export interface InvoiceOptions {
   /** The event a subscription's first payment is recorded as. */
@@ -79,7 +76,7 @@ export function fromInvoicePayment(payment: JsonObject, type: string): SourcePar
   const intent = expandableIdAt(paid.payment_intent, 'data.object.payment.payment_intent')
   if (!intent) return { kind: 'ignored', reason: `invoice payment ${id} of invoice ${invoice} was not made by a PaymentIntent (payment.type ${textAt(paid.type, 'data.object.payment.type', 64) ?? '(none)'}): nothing to withdraw` }
   const reason = `PaymentIntent ${intent} paid invoice ${invoice} (invoice payment ${id}); the invoice, or its Checkout Session, is the conversion`
-  return { kind: 'conversions', conversions: [], withdrawals: [{ messageId: intentMessageId(intent), reason }], sourceEventType: type }
+  return { kind: 'conversions', conversions: [], withdrawals: [{ messageId: intentMessageId(intent), eventTypes: [INTENT_EVENT], reason }], sourceEventType: type }
 }
 
 /**

@@ -4,13 +4,10 @@
  */
 import type { SourceConversion, SourceParseResult, SourceWithdrawal } from '../../../core/registry.ts'
 import { compact, currencyAt, fail, listAt, objectAt, requiredIdAt, textAt, unixSecondsAt, type JsonObject } from '../fields.ts'
-import { INVOICE_EVENTS, INVOICE_PAYMENT_EVENT, fromInvoice, fromInvoicePayment } from './invoice.ts'
+import { INTENT_EVENT, INVOICE_EVENTS, INVOICE_PAYMENT_EVENT, SESSION_EVENTS } from './events.ts'
+import { fromInvoice, fromInvoicePayment } from './invoice.ts'
 import { expandableIdAt, intentMessageId, subscriptionMessageId, toConversion } from './payment.ts'
 import { REFUND_EVENTS, fromRefundEvent } from './refund.ts'
-
-export const SESSION_EVENTS = ['checkout.session.completed', 'checkout.session.async_payment_succeeded'] as const
-export const INTENT_EVENT = 'payment_intent.succeeded'
-export { INVOICE_EVENTS, INVOICE_PAYMENT_EVENT } from './invoice.ts'
 
 /** The first API version whose PaymentIntent no longer names its invoice (2025-03-31.basil). */
 const INVOICE_LEFT_INTENT = '2025-03-31'
@@ -74,7 +71,9 @@ function fromSession(session: JsonObject, eventName: string): (SourceConversion 
     person: { email: details.email, phone: details.phone, name: details.name, address: details.address },
     path: 'data.object.customer_details',
   }, eventName)
-  const withdrawals = intent || subscription ? [{ messageId, reason: `replaced by checkout session ${id}, the same payment` }] : []
+  // The copies that wait under this payment's id: its PaymentIntent's, or its subscription's first invoice's.
+  const eventTypes = intent ? [INTENT_EVENT] : [...INVOICE_EVENTS]
+  const withdrawals = intent || subscription ? [{ messageId, eventTypes, reason: `replaced by checkout session ${id}, the same payment` }] : []
   return { ...conversion, withdrawals }
 }
 
