@@ -188,6 +188,24 @@ export interface SourceConversion extends ConversionInput {
   messageId: string
   /** The body's own claim (a signed automation body may say `crm_qualified`); honoured only when the body was verified. */
   confirmation?: Confirmation
+  /**
+   * Seconds its delivery waits, stored, for a later webhook of the same source to withdraw it (`SourceWithdrawal`):
+   * a Stripe PaymentIntent may turn out to pay a subscription's invoice. The worker sends it once the wait is over.
+   */
+  awaitsWithdrawalSeconds?: number
+}
+
+/**
+ * A webhook's word that the conversion a waiting event stored (`awaitsWithdrawalSeconds`) under this messageId is not
+ * one, or is replaced by one this body brings. The waiting copy is removed unless a delivery of it was attempted; one
+ * that arrives later is removed as soon as it is stored. Honoured only from a verified body.
+ */
+export interface SourceWithdrawal {
+  messageId: string
+  /** The webhook event types whose copy is withdrawn (`sourceEventType`): a copy another event stored stays. */
+  eventTypes: readonly string[]
+  /** Why, in the vendor's terms; the answer of the withdrawn conversion's webhook gives it. */
+  reason: string
 }
 
 /**
@@ -221,6 +239,8 @@ export type SourceParseResult =
     kind: 'conversions', conversions: SourceConversion[], sourceEventType: string
     /** Refunds and cancellations the same body reports (a WooCommerce order lists its refunds): recorded after the conversions. */
     refunds?: SourceRefund[]
+    /** Conversions stored waiting that this body withdraws: applied before its conversions are stored. */
+    withdrawals?: SourceWithdrawal[]
   }
   | { kind: 'refund', refund: SourceRefund, sourceEventType: string }
   | { kind: 'ignored', reason: string }

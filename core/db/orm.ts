@@ -12,11 +12,12 @@ import { Conversion } from '../delivery/entities/conversion.ts'
 import { Delivery } from '../delivery/entities/delivery.ts'
 import { PendingRefund } from '../delivery/entities/pending-refund.ts'
 import { DeliveryDiagnosis } from '../delivery/entities/delivery-diagnosis.ts'
+import { ConversionWait } from '../delivery/entities/conversion-wait.ts'
 import { PlatformCredential } from '../delivery/entities/platform-credential.ts'
 import { JobLease } from './entities/job-lease.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, PlatformCredential, DeliveryDiagnosis, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, DeliveryDiagnosis, JobLease]
 
 export interface Database {
   orm: MikroORM

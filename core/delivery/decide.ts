@@ -19,6 +19,8 @@ export interface DeliveryFacts {
   deliver: 'inline' | 'background'
   /** delivery.publicGraceSeconds */
   publicGraceSeconds: number
+  /** Seconds the source asked the conversion to wait for a withdrawal (AcceptMeta.waitSeconds); 0 or unset: none. */
+  waitSeconds?: number
   /** The person opted out under a US state law (usPrivacyOf); unset when they did not, or are outside the US. */
   usPrivacy?: UsPrivacyDecision
 }
@@ -36,7 +38,7 @@ export interface DeliveryPlan {
   sendable: boolean
   /** The first attempt is made before answering. */
   inline: boolean
-  /** Seconds before the first attempt is due: a public conversion's grace, for a trusted copy to supersede it. */
+  /** Seconds before the first attempt is due: a public conversion's grace, for a trusted copy to supersede it, or the source's wait. */
   graceSeconds: number
   /** IP and user agent are kept while a platform may still need them: for sending now, or for a release later. */
   keepsBrowser: boolean
@@ -60,7 +62,7 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryPlan {
   const providers = state === 'accepted' ? facts.platforms : NO_PLATFORMS
   // A public id the sender chose may be the page's copy of an order a signed webhook is about to report: it waits
   // a grace, during which a trusted copy supersedes it. Ids dcgate made cannot be another source's.
-  const graceSeconds = facts.trust === 'public' && facts.chosenId ? facts.publicGraceSeconds : 0
+  const graceSeconds = Math.max(facts.trust === 'public' && facts.chosenId ? facts.publicGraceSeconds : 0, facts.waitSeconds ?? 0)
   const sendable = providers.length > 0 && !skipReason
   return {
     state,

@@ -42,6 +42,8 @@ export interface AcceptMeta {
    * `background` only stores the conversion and its outbox rows: the worker delivers, and a webhook is answered fast.
    */
   deliver?: 'inline' | 'background'
+  /** Seconds its deliveries wait before they are due, for a later webhook to withdraw it (core/delivery/queries/waits.ts). */
+  waitSeconds?: number
 }
 
 export interface ConversionPipeline {
@@ -87,7 +89,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       }
       const plan = decideDelivery({
         mapping, hold, match, platforms: platformsOf(site.id), trust: meta.trust, deliver: meta.deliver ?? 'inline',
-        chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds,
+        chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds, waitSeconds: meta.waitSeconds,
         usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, input, match),
       })
 

@@ -6,7 +6,9 @@ import type { PluginContext } from '../../core/plugin.ts'
 import { SourceInputError, type IntakeSourceDefinition, type SourceConversion } from '../../core/registry.ts'
 import type { AcceptResult } from '../../core/delivery/pipeline.ts'
 import { acceptRefund, applyPendingRefundsOf, reconcilePendingRefunds } from '../../core/delivery/queries/pending-refunds.ts'
+import { purgeWaits } from '../../core/delivery/queries/waits.ts'
 import { ConversionResponse, RefundAnswer } from './schema.ts'
+import { WithdrawalAnswer, applyWithdrawals, replacedAfterRace, settleWaiting } from './source-waits.ts'
 
 const Params = v.object({
   source: v.pipe(v.string(), v.maxLength(64)),
@@ -18,6 +20,7 @@ const SourceResponse = v.object({
   ignored: v.optional(v.pipe(v.string(), v.description('Why the webhook carried no conversion (e.g. an unpaid order); nothing was stored'))),
   refund: v.optional(v.pipe(RefundAnswer, v.description('The refund or cancellation the webhook reported'))),
   refunds: v.optional(v.pipe(v.array(RefundAnswer), v.description('The refunds and cancellations a body reported beside its conversions (a WooCommerce order lists its refunds), each recorded after the conversions'))),
+  withdrawals: v.optional(v.pipe(v.array(WithdrawalAnswer), v.description('Conversions stored waiting that this webhook withdrew (a Stripe PaymentIntent that paid an invoice), applied before its own conversions'))),
 })
 
 const notFound = () => apiError(404, { message: 'Unknown key or source' })
@@ -31,6 +34,8 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
   // A refund that came before its order is applied as soon as the order is stored here; orders stored through other
   // routes (the tracking script, the automation route) are matched by this job, which also drops those past 30 days.
   schedule({ name: 'intake:pending-refunds', everyMs: PENDING_REFUNDS_EVERY_MS, run: () => reconcilePendingRefunds(refunds) })
+  // Withdrawals that came before their conversion, and marks of conversions long sent, are dropped after 30 days.
+  schedule({ name: 'intake:conversion-waits', everyMs: PENDING_REFUNDS_EVERY_MS, run: () => purgeWaits(prepared) })
   async function applyPendingRefunds(siteId: string, stored: readonly SourceConversion[]): Promise<void> {
     const orderIds = stored.flatMap((c) => c.orderId === undefined ? [] : [c.orderId])
     const messageIds = stored.flatMap((c) => c.messageId === undefined ? [] : [c.messageId])
@@ -71,21 +76,28 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
         return { ...base, accepted: true, events: [], refund: answer, duration_ms: elapsed(started) }
       }
 
+      // Before the conversions: a Checkout Session takes the messageId its PaymentIntent's waiting copy holds.
+      const withdrawn = verified && parsed.withdrawals?.length ? { withdrawals: await applyWithdrawals(prepared, site.id, parsed.withdrawals) } : {}
       // One after another: a webhook carries few conversions, and the answer lists them in order.
       const events: AcceptResult[] = []
       for (const conversion of parsed.conversions) {
         const confirmation = verified ? conversion.confirmation ?? source.confirmation : 'tracked'
         // An unsigned body is public: its messageId cannot take the place of a signed source's (core/delivery/trust.ts).
-        events.push(await conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background' }))
+        const waits = verified ? conversion.awaitsWithdrawalSeconds : undefined
+        const accept = () => conversions.accept(site, conversion, { source: source.name, sourceEventType: parsed.sourceEventType, confirmation, trust: verified ? 'trusted' : 'public', deliver: 'background', waitSeconds: waits })
+        let result = await accept()
+        // The waiting copy this body withdrew may have been stored between its withdrawal and this accept: once more.
+        if (verified && await replacedAfterRace(prepared, site.id, conversion, result, parsed.withdrawals)) result = await accept()
+        events.push(waits === undefined ? result : await settleWaiting(prepared, site.id, conversion, parsed.sourceEventType, result))
       }
       // Only a signed order takes a waiting refund: an unsigned body may carry any order id (refunds.ts).
       if (verified) await applyPendingRefunds(site.id, parsed.conversions)
-      if (!parsed.refunds?.length) return { ...base, events, duration_ms: elapsed(started) }
+      if (!parsed.refunds?.length) return { ...base, ...withdrawn, events, duration_ms: elapsed(started) }
       // After the conversions, so a body that brings an order and its refunds finds the order stored.
-      if (!verified) return { ...base, events, ignored: 'refunds must be signed; none was recorded', duration_ms: elapsed(started) }
+      if (!verified) return { ...base, ...withdrawn, events, ignored: 'refunds must be signed; none was recorded', duration_ms: elapsed(started) }
       const answers = []
       for (const refund of parsed.refunds) answers.push(await acceptRefund(refunds, site.id, refund))
-      return { ...base, events, refunds: answers, duration_ms: elapsed(started) }
+      return { ...base, ...withdrawn, events, refunds: answers, duration_ms: elapsed(started) }
     },
   })
 }

@@ -6,14 +6,24 @@ import * as v from 'valibot'
 import { SourceInputError } from '../../core/registry.ts'
 import stripe, { type StripeOptions } from '../../adapters/sources/stripe/index.ts'
 import { conversionsOf, testIntakeSource } from '../contract/intake-source.ts'
+import { intentSucceeded, invoicePaymentPaid, sessionCompleted } from '../helpers/stripe-events.ts'
 
 const SECRET = 'whsec_2Yt7cVbN5mQw8ZpR4kXs9LdF3hJg6TaE'
+type Json = Record<string, unknown>
+/** The event with fields of data.object changed. */
+const withObject = (event: string, changes: Json) => {
+  const parsed = JSON.parse(event) as { data: { object: Json } }
+  return JSON.stringify({ ...parsed, data: { object: { ...parsed.data.object, ...changes } } })
+}
+const withType = (event: string, type: string) => JSON.stringify({ ...JSON.parse(event) as Json, type })
 const fixture = (name: string) => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8')
 const SESSION = fixture('stripe-checkout-session-completed.json')
 const INTENT = fixture('stripe-payment-intent-succeeded.json')
 const SUBSCRIPTION = fixture('stripe-checkout-session-subscription.json')
 /** invoice.paid for the second month of SUBSCRIPTION's subscription (API version 2025-09-30.clover: parent.subscription_details). */
 const RENEWAL = fixture('stripe-invoice-paid-renewal.json')
+/** The same subscription's first invoice: billing_reason subscription_create. */
+const FIRST_INVOICE = withObject(RENEWAL, { billing_reason: 'subscription_create' })
 const HEADERS = { 'Content-Type': 'application/json; charset=utf-8', 'User-Agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' }
 /** A few seconds after the fixtures' events were created, as a delivery arrives. */
 const NOW = new Date('2026-11-21T07:30:09Z')
@@ -29,13 +39,6 @@ const options = v.parse(stripe.options, { signingSecret: SECRET })
 const encode = (text: string) => new TextEncoder().encode(text)
 const parse = (body: string) => stripe.parse(encode(body), new Headers(HEADERS), options)
 const conversion = (body: string) => conversionsOf(parse(body))[0]!
-type Json = Record<string, unknown>
-/** The event with fields of data.object changed. */
-const withObject = (event: string, changes: Json) => {
-  const parsed = JSON.parse(event) as { data: { object: Json } }
-  return JSON.stringify({ ...parsed, data: { object: { ...parsed.data.object, ...changes } } })
-}
-const withType = (event: string, type: string) => JSON.stringify({ ...JSON.parse(event) as Json, type })
 
 testIntakeSource({
   source: stripe,
@@ -47,6 +50,7 @@ testIntakeSource({
     { signingSecret: SECRET, toleranceSeconds: 2.5 }, { signingSecret: SECRET, toleranceSeconds: '300' }, { secret: SECRET },
     { signingSecret: SECRET, renewals: {} }, { signingSecret: SECRET, renewals: { event: ' ' } }, { signingSecret: SECRET, renewals: 'Renewal' },
     { signingSecret: SECRET, renewals: { event: 'Renewal', sendsAs: 'Purchase' } },
+    { signingSecret: SECRET, waitSeconds: -1 }, { signingSecret: SECRET, waitSeconds: 2.5 }, { signingSecret: SECRET, waitSeconds: 86_401 }, { signingSecret: SECRET, waitSeconds: '300' },
   ],
   sign,
   signatureHeader: 'Stripe-Signature',
@@ -72,7 +76,17 @@ testIntakeSource({
       name: 'checkout.session.completed for a subscription (no PaymentIntent)',
       body: SUBSCRIPTION,
       headers: HEADERS,
-      expected: [{ messageId: 'stripe-cs-cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h', event: 'Purchase', value: 29, currency: 'USD', orderId: 'cs_live_b1rKpZ7mNq2Hc9Wv0xYtL5sD8fGj3kR4uE6oA1iP0bC2nM7qT9wX5yV3zS8h' }],
+      expected: [{ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', event: 'Purchase', value: 29, currency: 'USD', orderId: 'sub_1QNg7sLkdIwHu7ixE3fJ0aZk' }],
+      // The subscription's first invoice is the same payment: one conversion, keyed by the subscription.
+      redelivery: { body: FIRST_INVOICE },
+    },
+    {
+      name: 'invoice.paid for a subscription\'s first invoice (subscription_create)',
+      body: FIRST_INVOICE,
+      headers: HEADERS,
+      // The subscription's metadata snapshot names the first purchase's order id.
+      expected: [{ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', event: 'Purchase', value: 29, currency: 'USD', orderId: 'A-2044' }],
+      redelivery: { body: withType(FIRST_INVOICE, 'invoice.payment_succeeded') },
     },
   ],
   ignored: [
@@ -80,8 +94,9 @@ testIntakeSource({
     { name: 'a session with nothing to pay', body: withObject(SUBSCRIPTION, { payment_status: 'no_payment_required', amount_total: 0 }), headers: HEADERS, reason: /has payment_status no_payment_required: nothing was paid/ },
     { name: 'another event type', body: withType(INTENT, 'payment_intent.created'), headers: HEADERS, reason: /event type payment_intent\.created is not a payment/ },
     { name: 'a subscription renewal (invoice.paid, subscription_cycle), renewals not configured', body: RENEWAL, headers: HEADERS, reason: /^invoice in_1SbR4vLkdIwHu7ixT6nB3qLd renews subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk: renewals are not recorded/ },
-    { name: 'the first invoice of a subscription (its Checkout Session is the conversion)', body: withObject(RENEWAL, { billing_reason: 'subscription_create' }), headers: HEADERS, reason: /has billing_reason subscription_create: only renewals \(subscription_cycle\) are read from invoices/ },
-    { name: 'the PaymentIntent of a subscription invoice', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb \(a subscription\)/ },
+    { name: 'an invoice neither first nor renewal of a subscription', body: withObject(RENEWAL, { billing_reason: 'manual' }), headers: HEADERS, reason: /has billing_reason manual: only a subscription's first invoice \(subscription_create\) and renewals \(subscription_cycle\) are read from invoices/ },
+    { name: 'a trial\'s first invoice, nothing paid', body: withObject(FIRST_INVOICE, { amount_paid: 0 }), headers: HEADERS, reason: /starts subscription sub_1QNg7sLkdIwHu7ixE3fJ0aZk but nothing was paid/ },
+    { name: 'the PaymentIntent of an invoice (API versions before 2025-03-31.basil name it)', body: withObject(INTENT, { invoice: 'in_1QNg7sLkdIwHu7ixYp2W9rTb' }), headers: HEADERS, reason: /pays invoice in_1QNg7sLkdIwHu7ixYp2W9rTb; the invoice, or its Checkout Session, is the conversion/ },
   ],
   additionalTests: () => {
     describe('stripe: refunds', () => {
@@ -226,6 +241,59 @@ testIntakeSource({
       })
     })
 
+    describe('stripe: which event is the conversion (withdrawals and waits)', () => {
+      const ids = { subscription: 'sub_W1', invoice: 'in_W1', intent: 'pi_W1', session: 'cs_W1' }
+      const parseBody = (body: unknown, using = options) => stripe.parse(encode(JSON.stringify(body)), new Headers(HEADERS), using)
+
+      it('invoice_payment.paid withdraws the PaymentIntent that paid the invoice, and carries no conversion', () => {
+        expect(parseBody(invoicePaymentPaid(ids))).toEqual({
+          kind: 'conversions', conversions: [], sourceEventType: 'invoice_payment.paid',
+          withdrawals: [{ messageId: 'stripe-pi-pi_W1', eventTypes: ['payment_intent.succeeded'], reason: 'PaymentIntent pi_W1 paid invoice in_W1 (invoice payment inpay_W1); the invoice, or its Checkout Session, is the conversion' }],
+        })
+        // Expanded invoice and payment_intent; an invoice paid out of band or by a bare charge has no PaymentIntent.
+        const expanded = invoicePaymentPaid(ids) as unknown as { data: { object: Json & { payment: Json } } }
+        const object = expanded.data.object
+        expect(parseBody({ ...expanded, data: { object: { ...object, invoice: { id: 'in_W1' }, payment: { type: 'payment_intent', payment_intent: { id: 'pi_W2' } } } } })).toMatchObject({ withdrawals: [{ messageId: 'stripe-pi-pi_W2' }] })
+        expect(parseBody({ ...expanded, data: { object: { ...object, payment: { type: 'payment_record', payment_record: 'pr_1' } } } })).toEqual({
+          kind: 'ignored', reason: 'invoice payment inpay_W1 of invoice in_W1 was not made by a PaymentIntent (payment.type payment_record): nothing to withdraw',
+        })
+      })
+
+      it('a PaymentIntent waits the configured time on API versions since basil (and without api_version), not before', () => {
+        const waits = (body: unknown, using = options) => conversionsOf(parseBody(body, using))[0]!.awaitsWithdrawalSeconds
+        expect(waits(intentSucceeded(ids))).toBe(300)
+        expect(waits(intentSucceeded(ids, { apiVersion: '2025-03-31.basil' }))).toBe(300)
+        expect(waits({ ...intentSucceeded(ids), api_version: null })).toBe(300)
+        expect(waits(intentSucceeded(ids, { apiVersion: '2025-02-24.acacia', invoice: null }))).toBeUndefined()
+        expect(waits(intentSucceeded(ids), v.parse(stripe.options, { signingSecret: SECRET, waitSeconds: 0 }))).toBe(0)
+        expect(waits(intentSucceeded(ids), v.parse(stripe.options, { signingSecret: SECRET, waitSeconds: 45 }))).toBe(45)
+      })
+
+      it('property: an InvoicePayment, a first invoice or a PaymentIntent with any field replaced by arbitrary JSON is read or refused, never thrown otherwise', () => {
+        for (const event of [JSON.stringify(invoicePaymentPaid(ids)), FIRST_INVOICE, JSON.stringify(intentSucceeded(ids))]) {
+          const object = (JSON.parse(event) as { data: { object: Json } }).data.object
+          fc.assert(fc.property(fc.constantFrom(...Object.keys(object), 'parent', 'subscription'), fc.jsonValue({ maxDepth: 3 }), (key, value) => {
+            try {
+              expect(['conversions', 'ignored']).toContain(parse(withObject(event, { [key]: value })).kind)
+            }
+            catch (error) {
+              expect(error).toBeInstanceOf(SourceInputError)
+            }
+          }), { numRuns: 150 })
+        }
+      })
+
+      it('a paid Checkout Session replaces the waiting copy of its payment: its PaymentIntent\'s, or its subscription\'s first invoice\'s', () => {
+        expect(parseBody(sessionCompleted(ids, 'payment'))).toMatchObject({
+          withdrawals: [{ messageId: 'stripe-pi-pi_W1', eventTypes: ['payment_intent.succeeded'], reason: 'replaced by checkout session cs_W1, the same payment' }], conversions: [{ messageId: 'stripe-pi-pi_W1' }],
+        })
+        expect(parseBody(sessionCompleted(ids, 'subscription'))).toMatchObject({
+          withdrawals: [{ messageId: 'stripe-sub-sub_W1', eventTypes: ['invoice.paid', 'invoice.payment_succeeded'] }], conversions: [{ messageId: 'stripe-sub-sub_W1', identifiers: { customer_id: 'CRM-4410' } }],
+        })
+        expect(conversionsOf(parseBody(sessionCompleted(ids, 'payment')))[0]!.awaitsWithdrawalSeconds).toBeUndefined()
+      })
+    })
+
     describe('stripe: subscription renewals', () => {
       const withRenewals = v.parse(stripe.options, { signingSecret: SECRET, renewals: { event: 'Renewal' } })
       const parseWith = (body: string, using = withRenewals) => stripe.parse(encode(body), sign(encode(body), using, NOW), using)
@@ -238,7 +306,8 @@ testIntakeSource({
         // Configured to record renewals, they are their own event, never a Purchase; the first payment stays one.
         expect(purchases(RENEWAL, withRenewals)).toEqual([])
         expect(purchases(SUBSCRIPTION, withRenewals)).toHaveLength(1)
-        expect(parseWith(withObject(RENEWAL, { billing_reason: 'subscription_create' }))).toMatchObject({ kind: 'ignored' })
+        // The first invoice is the first payment: the same Purchase as the session (one messageId), waiting for it.
+        expect(purchases(FIRST_INVOICE, withRenewals)).toMatchObject([{ messageId: conversion(SUBSCRIPTION).messageId, awaitsWithdrawalSeconds: 300 }])
       })
 
       it('records a renewal as the configured event, keyed by the invoice, with the renewal\'s own order id', () => {
@@ -304,8 +373,10 @@ testIntakeSource({
         expect(conversion(withObject(SESSION, { payment_intent: { id: 'pi_expanded123', object: 'payment_intent' } })).messageId).toBe('stripe-pi-pi_expanded123')
       })
 
-      it('keys a subscription session by the session id, since it has no PaymentIntent', () => {
-        expect(conversion(SUBSCRIPTION)).toMatchObject({ messageId: expect.stringMatching(/^stripe-cs-cs_live_/), value: 29, identifiers: { customer_id: 'CRM-User-9120' } })
+      it('keys a subscription session by its subscription, as its first invoice is, since it has no PaymentIntent', () => {
+        expect(conversion(SUBSCRIPTION)).toMatchObject({ messageId: 'stripe-sub-sub_1QNg7sLkdIwHu7ixE3fJ0aZk', value: 29, identifiers: { customer_id: 'CRM-User-9120' } })
+        // A paid session with neither (none Stripe documents) falls back to the session id.
+        expect(conversion(withObject(SUBSCRIPTION, { subscription: null })).messageId).toMatch(/^stripe-cs-cs_live_/)
       })
 
       it('reads a PaymentIntent\'s receipt email, embedded charge billing details, shipping and metadata', () => {

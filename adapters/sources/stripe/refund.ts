@@ -3,8 +3,8 @@
  * PaymentIntent (`stripe-pi-<id>`), so a refund is linked through the PaymentIntent it names.
  */
 import type { SourceParseResult, SourceRefund } from '../../../core/registry.ts'
-import { compact, currencyAt, fail, idAt, listAt, objectAt, requiredIdAt, textAt, unixSecondsAt, type JsonObject } from '../fields.ts'
-import { toValue } from './map.ts'
+import { compact, currencyAt, fail, listAt, objectAt, requiredIdAt, textAt, unixSecondsAt, type JsonObject } from '../fields.ts'
+import { expandableIdAt, intentMessageId, toValue } from './payment.ts'
 
 export const REFUND_EVENTS = ['refund.created', 'charge.refunded'] as const
 
@@ -31,9 +31,9 @@ function fromRefundedCharge(charge: JsonObject, createdAt: Date | undefined, typ
   const listed = listAt(list?.data, 'data.object.refunds.data').map((entry, index) => toRefund(objectAt(entry, `data.object.refunds.data[${index}]`) ?? fail(`data.object.refunds.data[${index}]`, 'must be an object'), `data.object.refunds.data[${index}]`))
   const refunds = listed.filter((r): r is SourceRefund => typeof r !== 'string')
   if (charge.refunded === true) {
-    const intent = intentOf(charge.payment_intent, 'data.object.payment_intent')
+    const intent = expandableIdAt(charge.payment_intent, 'data.object.payment_intent')
     if (!intent) return { kind: 'ignored', reason: unlinked(`charge ${id}`) }
-    refunds.push(compact({ orderId: orderIdOf(charge, intent), messageId: `stripe-pi-${intent}`, refundId: `charge-${id}-refunded`, at: createdAt ?? new Date() }))
+    refunds.push(compact({ orderId: orderIdOf(charge, intent), messageId: intentMessageId(intent), refundId: `charge-${id}-refunded`, at: createdAt ?? new Date() }))
   }
   if (refunds.length > 0) return { kind: 'conversions', conversions: [], refunds, sourceEventType: type }
   return {
@@ -47,22 +47,17 @@ function toRefund(refund: JsonObject, path: string): SourceRefund | string {
   const id = requiredIdAt(refund.id, `${path}.id`)
   const status = textAt(refund.status, `${path}.status`)
   if (status && NOT_REFUNDED.has(status)) return `refund ${id} is ${status}: no money was returned`
-  const intent = intentOf(refund.payment_intent, `${path}.payment_intent`)
+  const intent = expandableIdAt(refund.payment_intent, `${path}.payment_intent`)
   if (!intent) return unlinked(`refund ${id}`)
   const currency = currencyAt(refund.currency, `${path}.currency`)
   return compact({
     orderId: orderIdOf(refund, intent),
-    messageId: `stripe-pi-${intent}`,
+    messageId: intentMessageId(intent),
     refundId: id,
     amount: toValue(refund.amount, `${path}.amount`, currency),
     currency,
     at: unixSecondsAt(refund.created, `${path}.created`) ?? new Date(),
   } satisfies SourceRefund)
-}
-
-/** The PaymentIntent id, whether sent as an id or expanded. */
-function intentOf(value: unknown, path: string): string | undefined {
-  return typeof value === 'object' && value !== null ? idAt((value as JsonObject).id, `${path}.id`) : idAt(value, path)
 }
 
 /** The object's own `metadata.order_id` when the shop sets one on refunds, else the PaymentIntent (dcgate's default order id). */
