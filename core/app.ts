@@ -20,6 +20,7 @@ import { resolveAdminToken } from './admin/token.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
+import { routePattern } from './http/route-pattern.ts'
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
@@ -112,7 +113,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const sites = await syncSites(orm, config.sites, logger)
     const prepared = await createPreparedRunner(orm)
 
-    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname, requestId: event?.context.requestId })
+    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event && routePattern(event), requestId: event?.context.requestId })
     const app = new H3({
       silent: true,
       onError: async (error, event) => {
