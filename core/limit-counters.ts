@@ -41,7 +41,7 @@ interface Window { count: number, resetAt: number }
  * as over the limit until windows expire. A flood can so deny a limited route to new subjects for one window, never
  * reopen a limit, and never touch another limiter.
  */
-export function createMemoryCounters(maxPerLimiter: number): LimitCounters & { clear: () => void } {
+export function createMemoryCounters(maxPerLimiter: number): { count: (key: string, windowMs: number, now: number) => Counted } {
   const tables = new Map<string, { windows: Map<string, Window>, sweptAt: number }>()
   const sweep = (table: { windows: Map<string, Window>, sweptAt: number }, now: number) => {
     if (now - table.sweptAt < 1000) return
@@ -49,7 +49,7 @@ export function createMemoryCounters(maxPerLimiter: number): LimitCounters & { c
     for (const [key, window] of table.windows) if (window.resetAt <= now) table.windows.delete(key)
   }
   return {
-    count(key, windowMs, now) {
+    count(key: string, windowMs: number, now: number): Counted {
       const limiter = key.slice(0, Math.max(0, key.indexOf(':')))
       let table = tables.get(limiter)
       if (!table) tables.set(limiter, table = { windows: new Map(), sweptAt: 0 })
@@ -63,6 +63,5 @@ export function createMemoryCounters(maxPerLimiter: number): LimitCounters & { c
       table.windows.set(key, { count: 1, resetAt: now + windowMs })
       return { count: 1, resetInMs: windowMs }
     },
-    clear: () => tables.clear(),
   }
 }

@@ -1,3 +1,4 @@
+import type { Storage } from 'unstorage'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createMemoryCounters } from '../../core/limit-counters.ts'
 import { overLimit } from '../../core/http/rate-limit.ts'
@@ -6,7 +7,8 @@ import { createDcgateStorage } from '../../core/storage.ts'
 // A limit holds under concurrency: parallel attempts are counted one by one (an INCR in Redis, one synchronous step
 // in memory), where a read then a write let 30 parallel sign-in link requests send 8 mails against a limit of 3.
 const options = { connectTimeoutMs: 1000, commandTimeoutMs: 1000 }
-const stores = [['memory', createDcgateStorage(options)], ...(process.env.REDIS_URL ? [['Redis', createDcgateStorage({ ...options, url: process.env.REDIS_URL })]] : [])] as const
+const stores: [string, Storage][] = [['memory', createDcgateStorage(options)]]
+if (process.env.REDIS_URL) stores.push(['Redis', createDcgateStorage({ ...options, url: process.env.REDIS_URL })])
 afterAll(() => Promise.all(stores.map(([, storage]) => storage.dispose())))
 const unique = () => Math.random().toString(36).slice(2)
 
