@@ -1,7 +1,7 @@
 import { createConsola } from 'consola'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ErrorContext } from '../../core/hooks.ts'
-import { definePlugin } from '../../core/plugin.ts'
+import { failingPlugin } from '../helpers/failing-plugin.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 
 // The release secret and private keys travel in URL paths (/api/v1/crm-release/<cop_key>/<secret>,
@@ -11,15 +11,7 @@ const lines: string[] = []
 const reported: ErrorContext[] = []
 let app: TestApp
 
-const failing = definePlugin({
-  name: 'failing',
-  setup(ctx) {
-    ctx.routes.add({ method: 'GET', path: '/test/fails/:secret', auth: 'none', summary: 'Fails', handler: () => {
-      throw new Error('the handler failed')
-    } })
-    ctx.hooks.hook('error', (_error, context) => void reported.push(context))
-  },
-})
+const failing = failingPlugin('/test/fails/:secret', reported)
 
 beforeAll(async () => {
   const logger = createConsola({ level: 4, reporters: [{ log: (entry) => void lines.push(entry.args.map(String).join(' ')) }] })
