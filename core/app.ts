@@ -15,7 +15,7 @@ import { holdPeerLock, type PeerLock } from './db/peer-lock.ts'
 import { createDcgateStorage } from './storage.ts'
 import { syncSites } from './sites/sync.ts'
 import { createKeyVerifier } from './auth/verifier.ts'
-import { createAdminGuard, createKeyGuard } from './auth/guards.ts'
+import { adminProxies, createAdminGuard, createKeyGuard } from './auth/guards.ts'
 import { resolveAdminToken } from './admin/token.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
@@ -128,7 +128,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const verifier = createKeyVerifier({ prepared, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
-      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote }),
+      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, proxies: adminProxies(config) }),
     }, { bodyLimit: config.server.bodyLimit })
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
@@ -141,7 +141,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     })
     installDeliveryRoutes(routes, prepared, sites)
     readiness = createReadiness(prepared)
-    installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
+    installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, proxies: adminProxies(config), version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
