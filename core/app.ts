@@ -15,7 +15,7 @@ import { holdPeerLock, type PeerLock } from './db/peer-lock.ts'
 import { createDcgateStorage } from './storage.ts'
 import { syncSites } from './sites/sync.ts'
 import { createKeyVerifier } from './auth/verifier.ts'
-import { createAdminGuard, createKeyGuard } from './auth/guards.ts'
+import { adminProxies, createAdminGuard, createKeyGuard } from './auth/guards.ts'
 import { resolveAdminToken } from './admin/token.ts'
 import { resolveServerSecrets } from './secrets/server-secret.ts'
 import { createKeyring } from './secrets/keyring.ts'
@@ -23,6 +23,7 @@ import { tidyPlatformCredentials } from './delivery/queries/credentials.ts'
 import { installAdminRoutes } from './admin/routes.ts'
 import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
+import { routePattern } from './http/route-pattern.ts'
 import { errorBody, jsonResponse } from './http/errors.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
@@ -122,7 +123,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const connections = sites.list().flatMap((site) => registry.forSite(site.id, 'ad-platform').map((c) => ({ siteId: site.id, platform: c.definition.name })))
     await tidyPlatformCredentials(prepared, keyring, connections, logger)
 
-    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event?.url.pathname, requestId: event?.context.requestId })
+    const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event && routePattern(event), requestId: event?.context.requestId })
     const app = new H3({
       silent: true,
       onError: async (error, event) => {
@@ -137,7 +138,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const verifier = createKeyVerifier({ prepared, sites, shared: config.storage.url ? storage : undefined, onBackgroundError: (error) => void report(error) })
     const routes = createRouteTable(app, {
       key: createKeyGuard(verifier, report),
-      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote }),
+      admin: createAdminGuard(adminToken, { allowRemote: config.admin.allowRemote, proxies: adminProxies(config) }),
     }, { bodyLimit: config.server.bodyLimit })
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
@@ -153,7 +154,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const sunsets = (now = new Date()) => findSunsetWarnings(registry, siteIds, now)
     for (const warning of sunsets()) logger.warn(describeSunset(warning))
     readiness = createReadiness(prepared, () => sunsets().map(toPublicSunset))
-    installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
+    installMetricsRoutes({ routes, prepared, orm, readiness, adminToken, proxies: adminProxies(config), version: VERSION, collect: () => callHookSafe(hooks, logger, 'metrics:collect') })
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })

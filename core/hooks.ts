@@ -64,7 +64,10 @@ export interface IdentifyPayload {
 export interface ErrorContext {
   /** The hook or component that failed, e.g. `hook:conversion:delivered` or `plugin:capture`. */
   source: string
-  /** Request path, when it happened while serving a request. */
+  /**
+   * The route pattern (`/api/v1/crm-release/:api_key/:secret`, or `(unmatched)`), when it happened while serving a
+   * request; never the path, which may hold a key or the release secret.
+   */
   path?: string
   /** The request's id (x-request-id), when LOG_FORMAT=json gives requests one. */
   requestId?: string

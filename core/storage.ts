@@ -3,20 +3,38 @@ import lruCacheDriver from 'unstorage/drivers/lru-cache'
 import redisDriver from 'unstorage/drivers/redis'
 import { LRUCache } from 'lru-cache'
 import type { Redis } from 'ioredis'
+import { createMemoryCounters, createRedisCounters, type LimitCounters } from './limit-counters.ts'
 
 /** Bound on in-memory cache entries, so a flood of random keys cannot grow memory without limit. */
 const MEMORY_CACHE_ENTRIES = 100_000
-/** Bound on in-memory rate-limit counters: their own LRU, which lookups and verdicts cannot evict. */
+/** Bound on in-memory short-lived counters under `limits:`: their own LRU, which lookups and verdicts cannot evict. */
 const MEMORY_LIMIT_ENTRIES = 100_000
+/** Bound on live in-memory rate-limit windows per limiter (core/limit-counters.ts: never evicted while live). */
+const MEMORY_LIMIT_WINDOWS = 100_000
 /** First TCP keepalive probe on the Redis connection after this much silence. */
 const REDIS_KEEPALIVE_MS = 10_000
 
 /**
- * Where rate limits keep their counters: `limits:<limiter>:<subject>`, written with a `ttl`. In memory it is a
- * mount of its own, bounded and honouring the ttl, so a flood of cache traffic (key verdicts, email lookups) cannot
- * evict a counter and reopen the limit; in Redis the key expires with its ttl.
+ * Where short-lived counters (delivery request budgets, email lookups) live: `limits:<name>:<subject>`, written with
+ * a `ttl`. In memory it is a mount of its own, bounded and honouring the ttl, so a flood of cache traffic (key
+ * verdicts, email lookups) cannot evict a counter; in Redis the key expires with its ttl. The rate limits of
+ * core/http/rate-limit.ts count atomically instead, through `limitCounters`.
  */
 export const LIMITS_PREFIX = 'limits:'
+/** Rate-limit counters in Redis: `dcgate:ratelimit:<limiter>:<subject>`, expiring with the window. */
+const REDIS_RATE_LIMIT_PREFIX = 'dcgate:ratelimit:'
+
+const countersOf = new WeakMap<Storage, LimitCounters>()
+
+/**
+ * The rate-limit counters that go with a storage: in Redis when the storage is (shared by every instance), else a
+ * table in process memory apart from the cache and from `limits:` (core/limit-counters.ts). Counting is atomic in both.
+ */
+export function limitCounters(storage: Storage): LimitCounters {
+  let counters = countersOf.get(storage)
+  if (!counters) countersOf.set(storage, counters = createMemoryCounters(MEMORY_LIMIT_WINDOWS))
+  return counters
+}
 
 export interface StorageOptions {
   /** Redis URL; absent keeps everything in process memory. */
@@ -28,7 +46,7 @@ export interface StorageOptions {
 /**
  * Caches and short-lived state. Redis when a URL is given (required for more than one instance: key
  * revocation and rate limits must be shared); otherwise process memory, with the `cache:` namespace
- * bounded by an LRU and rate-limit counters under `limits:` in an LRU of their own. While Redis is unreachable,
+ * bounded by an LRU, short-lived counters under `limits:` in an LRU of their own, and rate limits apart (`limitCounters`). While Redis is unreachable,
  * commands fail within the command timeout (callers answer 500), a connection that stays silent is replaced, and
  * the outage is logged once, not on every reconnect attempt.
  */
@@ -59,7 +77,9 @@ export function createDcgateStorage(options: StorageOptions, onRedisError: (erro
   client.on('ready', () => {
     down = false
   })
-  return createStorage({ driver })
+  const storage = createStorage({ driver })
+  countersOf.set(storage, createRedisCounters(client, REDIS_RATE_LIMIT_PREFIX))
+  return storage
 }
 
 /** unstorage's lru-cache driver ignores `ttl`; counters must expire with their window, so this one honours it. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { H3Event, Middleware } from 'h3'
-import { isLoopback, socketPeer } from '../http/client-ip.ts'
+import { inAddressList, isLoopback, socketPeer, type TrustProxy } from '../http/client-ip.ts'
 import { apiError } from '../http/errors.ts'
 import type { ActiveSite } from '../sites/directory.ts'
 import type { KeyVerifier, VerifiedKey } from './verifier.ts'
@@ -45,13 +45,14 @@ export function createKeyGuard(verifier: KeyVerifier, onFailure: (error: unknown
 
 /**
  * Admin API: bearer admin token, and only from loopback unless allowRemote. Loopback means the TCP peer, never a
- * header; a request relayed by a proxy (it carries forwarding headers) counts as remote, whatever
- * server.trustProxy says, so a reverse proxy on this host does not open the admin API to the internet.
+ * header; a request relayed by a proxy (from an `admin.trustedProxies` address, or carrying forwarding headers)
+ * counts as remote, whatever server.trustProxy says, so a reverse proxy on this host does not open the admin API to
+ * the internet.
  */
-export function createAdminGuard(token: string, options: { allowRemote: boolean }): Middleware {
+export function createAdminGuard(token: string, options: { allowRemote: boolean, proxies: readonly string[] }): Middleware {
   const hasToken = createAdminTokenCheck(token)
   return (event) => {
-    if (!options.allowRemote && !isLocal(event)) {
+    if (!options.allowRemote && !isLocal(event, options.proxies)) {
       throw apiError(403, { message: 'The admin API answers on loopback only (set admin.allowRemote to change this)' })
     }
     if (!hasToken(event)) throw apiError(401, { message: 'Missing or wrong admin token' })
@@ -70,12 +71,22 @@ export function createAdminTokenCheck(token: string): (event: H3Event) => boolea
 
 const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const
 
-/** The TCP peer is loopback and no proxy relayed the request (a forwarding header makes it remote). */
-export function isLocal(event: H3Event): boolean {
+/**
+ * Whether a request came straight from this host: its TCP peer is a loopback address that is not a proxy's
+ * (`proxies`: admin.trustedProxies), and it carries no forwarding header. A proxy on this host connects from
+ * loopback too and need not add a header, so only its listed address tells its requests apart.
+ */
+export function isLocal(event: H3Event, proxies: readonly string[]): boolean {
   if (FORWARDING_HEADERS.some((name) => event.req.headers.has(name))) return false
   const peer = socketPeer(event)
   // No socket at all: the request was made in-process (app.request), which only this process can do.
-  return peer === undefined || isLoopback(peer)
+  if (peer === undefined) return true
+  return isLoopback(peer) && !inAddressList(peer, proxies)
+}
+
+/** admin.trustedProxies, or when unset the addresses server.trustProxy lists (a listed proxy is never local). */
+export function adminProxies(config: { admin: { trustedProxies?: string[] }, server: { trustProxy: TrustProxy } }): readonly string[] {
+  return config.admin.trustedProxies ?? (Array.isArray(config.server.trustProxy) ? config.server.trustProxy : [])
 }
 
 function digest(value: string): Buffer {

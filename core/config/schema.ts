@@ -17,12 +17,14 @@ const Url = v.pipe(v.string(), v.url('must be an absolute URL such as https://tr
 export const NonEmpty = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'))
 const ServerSecret = v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'), v.regex(/^[^\s,]+$/, 'must not contain spaces or commas'))
 
+/** An address, a CIDR or a range name (`loopback`, `private`). */
+const ProxyEntry = v.pipe(v.string('must be a string'), v.trim(), v.check((value) => proxyEntryProblem(value) === undefined, (issue) => proxyEntryProblem(String(issue.input)) ?? 'is invalid'))
+
 function TrustProxySchema() {
-  const entry = v.pipe(v.string('must be a string'), v.trim(), v.check((value) => proxyEntryProblem(value) === undefined, (issue) => proxyEntryProblem(String(issue.input)) ?? 'is invalid'))
   return v.union([
     v.boolean(),
     v.pipe(v.number(), v.integer('must be a whole number of proxy hops'), v.minValue(1, 'must be at least 1 (false trusts no proxy)'), v.maxValue(10, 'must be at most 10')),
-    v.pipe(v.array(entry), v.minLength(1, 'must list at least one proxy (false trusts none)')),
+    v.pipe(v.array(ProxyEntry), v.minLength(1, 'must list at least one proxy (false trusts none)')),
   ], 'must be true, false, a number of proxy hops, or a list of proxy addresses and CIDRs')
 }
 
@@ -82,6 +84,12 @@ const AdminSchema = strict({
   token: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   /** Answer admin API calls from other hosts too (the token is still required). */
   allowRemote: v.optional(v.boolean(), false),
+  /**
+   * Addresses (or CIDRs, `loopback`, `private`) reverse proxies connect to dcgate from. A request whose TCP peer is
+   * one of them is relayed, never local: it needs the admin token on /metrics and is refused by the loopback-only
+   * admin API, with or without forwarding headers. Unset: the addresses `server.trustProxy` lists, if it is a list.
+   */
+  trustedProxies: v.optional(v.array(ProxyEntry)),
 })
 
 const DeliverySchema = strict({

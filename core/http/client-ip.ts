@@ -66,6 +66,12 @@ export function isLoopback(address: string): boolean {
   return hop !== undefined && inRanges(hop, LOOPBACK)
 }
 
+/** Whether an address is in a list of addresses, CIDRs and range names (`loopback`, `private`), as trustProxy takes. */
+export function inAddressList(address: string, list: readonly string[]): boolean {
+  const hop = toHop(address)
+  return hop !== undefined && list.length > 0 && compileTrust(list)!.isProxy(hop, 0)
+}
+
 /**
  * The pure walk behind clientIp. `peer` undefined (an in-process request) counts as a trusted proxy. An entry that
  * is not an IP address ends the walk at the last address a trusted proxy vouched for.

@@ -1,22 +1,16 @@
 import ipaddr from 'ipaddr.js'
 import type { Storage } from 'unstorage'
-
-interface Window { count: number, resetAt: number }
+import { limitCounters } from '../storage.ts'
 
 /**
- * Counts one attempt under `key` in a fixed window, in the shared storage under `limits:` (core/storage.ts: never
- * evicted by cache traffic, expiring with the window), so every instance counts together. Returns the seconds to
- * wait when `limit` attempts were already counted in this window, else undefined.
+ * Counts one attempt under `key` (`<limiter>:<subject>`) in a fixed window, atomically: an INCR in Redis, shared by
+ * every instance, or one synchronous step in memory (core/limit-counters.ts), so parallel attempts cannot slip past
+ * the limit between a read and a write. Every attempt counts, refused ones too. Returns the seconds to wait when
+ * `limit` attempts were already counted in this window, else undefined.
  */
 export async function overLimit(storage: Storage, key: string, limit: number, windowSeconds: number, now = Date.now()): Promise<number | undefined> {
-  const stored = `limits:${key}`
-  const seen = await storage.getItem<Window>(stored)
-  const window = seen && seen.resetAt > now ? seen : { count: 0, resetAt: now + windowSeconds * 1000 }
-  const wait = Math.max(1, Math.ceil((window.resetAt - now) / 1000))
-  if (window.count >= limit) return wait
-  window.count += 1
-  await storage.setItem(stored, window, { ttl: wait })
-  return undefined
+  const { count, resetInMs } = await limitCounters(storage).count(key, windowSeconds * 1000, now)
+  return count > limit ? Math.max(1, Math.ceil(resetInMs / 1000)) : undefined
 }
 
 /** The address an IP limit counts by: IPv4 as it is (mapped IPv6 too), IPv6 per /64, which one subscriber usually holds whole. */

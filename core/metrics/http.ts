@@ -2,17 +2,16 @@ import type { H3Event } from 'h3'
 import type { ConsolaInstance } from 'consola'
 import { isDebug, logsJson } from '../logger.ts'
 import { assignRequestId } from '../http/request-id.ts'
+import { routePattern } from '../http/route-pattern.ts'
 import { metrics } from './registry.ts'
 
-/** The label of a request no route matched (a 404, or a path the first-party host serves by itself). */
-const UNMATCHED = '(unmatched)'
 /** Methods counted by name; anything else a client sends is `OTHER`, so no client can add label values. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 /**
  * The app's onRequest/onResponse: every answer is counted and timed by route pattern (event.context.matchedRoute,
  * never the path: no ids or keys in labels); with LOG_FORMAT=json each request gets an id (core/http/request-id.ts);
- * at debug level one line per request.
+ * at debug level one line per request, naming the route pattern, never the path (it may hold a key or a secret).
  */
 export function createRequestObserver(logger: ConsolaInstance) {
   const started = new WeakMap<H3Event, number>()
@@ -26,13 +25,13 @@ export function createRequestObserver(logger: ConsolaInstance) {
     onResponse: (response: Response, event: H3Event) => {
       const ms = performance.now() - (started.get(event) ?? performance.now())
       const method = METHODS.has(event.req.method) ? event.req.method : 'OTHER'
-      const labels = { method, route: event.context.matchedRoute?.route ?? UNMATCHED, status: String(response.status) }
+      const labels = { method, route: routePattern(event), status: String(response.status) }
       const series = seriesOf(labels)
       series.requests.inc()
       series.duration.observe(ms / 1000)
       if (!debug) return
       if (ids) logger.debug({ message: 'request', requestId: event.context.requestId, ...labels, ms: Math.round(ms * 10) / 10 })
-      else logger.debug(`${event.req.method} ${event.url.pathname} ${response.status} ${ms.toFixed(1)}ms`)
+      else logger.debug(`${method} ${labels.route} ${response.status} ${ms.toFixed(1)}ms`)
     },
   }
 }

@@ -14,6 +14,8 @@ export interface MetricsRouteDeps {
   orm: MikroORM
   readiness: Readiness
   adminToken: string
+  /** admin.trustedProxies: a request from one of these is relayed, never local. */
+  proxies: readonly string[]
   version: string
   /** Calls `metrics:collect`, where plugins set the gauges they read at scrape (capture's queue and journal). */
   collect: () => Promise<unknown>
@@ -37,12 +39,12 @@ export function installMetricsRoutes(deps: MetricsRouteDeps): void {
     // Not the admin guard: a Prometheus on this host scrapes without a token; from anywhere else the token is needed.
     auth: 'none',
     summary: 'This instance\'s metrics, in Prometheus text format',
-    description: 'Open from loopback (no proxy in between); from any other address, or through a proxy, the admin token is required '
-      + 'as a bearer token. Each instance serves its own numbers; see docs/metrics.md.',
+    description: 'Open from loopback on a direct connection (not from an `admin.trustedProxies` address, no forwarding header); from any '
+      + 'other address, or through a proxy, the admin token is required as a bearer token. Each instance serves its own numbers; see docs/metrics.md.',
     tags: ['Operations'],
     responses: { 200: { description: 'Prometheus text exposition format 0.0.4' }, 401: { description: 'Not from loopback, and no admin token' } },
     precheck: (event: H3Event) => {
-      if (!isLocal(event) && !hasToken(event)) throw apiError(401, { message: 'Metrics answer on loopback, or with the admin token' })
+      if (!isLocal(event, deps.proxies) && !hasToken(event)) throw apiError(401, { message: 'Metrics answer on loopback, or with the admin token' })
     },
     handler: async () => {
       samplePool(deps.orm)

@@ -11,8 +11,13 @@ export const DashboardOptions = strictOptions({
   linkMinutes: Minutes(1, 60, 15),
   /** Sign-in attempts (admin token or email link requests) one IP address may make per 15 minutes. */
   signInsPerIp: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 10),
-  /** Sign-in links one email address may be sent per hour. */
+  /**
+   * Sign-in links one email address may be asked for per hour from one requester (IP address, IPv6 per /64): a
+   * stranger's requests never use up a member's own.
+   */
   linksPerEmail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 3),
+  /** Sign-in links one email address may be asked for per day, from anyone: a bound on mail to one inbox. */
+  linksPerEmailPerDay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 20),
 })
 
 export type DashboardOptions = v.InferOutput<typeof DashboardOptions>

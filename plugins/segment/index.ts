@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import { definePlugin, type PluginContext } from '../../core/plugin.ts'
 import { apiError } from '../../core/http/errors.ts'
+import { routePattern } from '../../core/http/route-pattern.ts'
 import { MAX_MESSAGE_BYTES, takeMessages, type IntakeSummary } from './intake.ts'
 import { readSegmentBody } from './read-body.ts'
 import { siteOfWriteKey } from './write-key.ts'
@@ -74,7 +75,7 @@ export default definePlugin({
 })
 
 function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
-  return siteOfWriteKey(event, () => readSegmentBody(event, limit), ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: event.url.pathname }))
+  return siteOfWriteKey(event, () => readSegmentBody(event, limit), ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: routePattern(event) }))
 }
 
 /** Counts only in the log: no message content, no personal data. */

@@ -15,6 +15,8 @@ import { derivedMessageId, inSegmentTerms, siteEventFor, toAutomationBody } from
 
 /** Segment's documented limit for one message (32 KB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024
+/** The longest event name taken, as on the automation route; a longer one is refused before any other work. */
+export const MAX_EVENT_CHARS = 255
 /** Messages stored at once; a large batch goes through in slices, so memory stays bounded. */
 const SLICE = 50
 /** Refused messages named in the answer; the count covers them all (a batch of junk must not make a huge answer). */
@@ -74,6 +76,7 @@ async function takeOne(
   if (typeof type !== 'string' || !(SEGMENT_TYPES as readonly string[]).includes(type)) throw new MessageError([`type: must be one of ${SEGMENT_TYPES.join(', ')}`])
   if (type !== 'track') return 'ignored'
   if (typeof message.event !== 'string' || message.event.trim() === '') throw new MessageError(['event: is required for a track message'])
+  if (message.event.length > MAX_EVENT_CHARS) throw new MessageError([`event: is ${message.event.length} characters; at most ${MAX_EVENT_CHARS} are taken`])
   const event = siteEventFor(site.config, message.event.trim())
   if (!event) return 'ignored'
   const parsed = v.safeParse(ConversionRequest, toAutomationBody(message, event, options))

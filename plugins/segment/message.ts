@@ -20,8 +20,17 @@ const first = (...values: unknown[]): unknown => values.find((value) => value !=
 export function siteEventFor(site: SiteConfig, name: string): string | undefined {
   const active = site.events.filter((event) => event.active)
   if ((STANDARD_EVENTS as readonly string[]).includes(name) || active.some((event) => event.key === name)) return name
-  const asKey = name.trim().replace(/[^A-Za-z0-9_.:-]+/g, '_').replace(/^_+|_+$/g, '').toLowerCase()
+  const asKey = trimUnderscores(name.trim().replace(/[^A-Za-z0-9_.:-]+/g, '_')).toLowerCase()
   return active.find((event) => event.key.toLowerCase() === asKey)?.key
+}
+
+/** The text without leading and trailing `_`, in one pass (a `/_+$/` replace is quadratic on `x___…___x`). */
+function trimUnderscores(text: string): string {
+  let start = 0
+  let end = text.length
+  while (start < end && text[start] === '_') start++
+  while (end > start && text[end - 1] === '_') end--
+  return text.slice(start, end)
 }
 
 /**

@@ -41,9 +41,10 @@ export function createBrowser(app: TestApp, ip = uniqueIp()) {
     },
     async signInAsMember(email: string): Promise<Answer> {
       await send('/dashboard')
+      const before = mailedLinks(app.dataDir, email).length
       const asked = await this.post('/dashboard/sign-in/email', { email })
       if (asked.status !== 200) return asked
-      const link = await waitForLink(app.dataDir, email)
+      const link = await waitForLink(app.dataDir, email, before)
       const page = await send(new URL(link).pathname + new URL(link).search)
       if (page.status !== 200) return page
       return this.post('/dashboard/link', { token: new URL(link).searchParams.get('token')! })
@@ -86,12 +87,12 @@ export function mailedLinks(dataDir: string, email: string): string[] {
     .flatMap((mail) => [...mail.matchAll(/https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/g)].map((match) => match[0]))
 }
 
-/** The newest link mailed to `email`, waiting for the mail (sent before the answer, but read from disk). */
-export async function waitForLink(dataDir: string, email: string, deadlineMs = 10_000): Promise<string> {
+/** The newest link mailed to `email` once more than `before` were, waiting for the mail (sent after the answer). */
+export async function waitForLink(dataDir: string, email: string, before = 0, deadlineMs = 10_000): Promise<string> {
   const until = Date.now() + deadlineMs
   while (Date.now() < until) {
     const links = mailedLinks(dataDir, email)
-    if (links.length) return links.at(-1)!
+    if (links.length > before) return links.at(-1)!
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   throw new Error(`no sign-in link was mailed to ${email}`)

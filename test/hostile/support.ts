@@ -102,6 +102,8 @@ export function sampleBody(server: HostileServer, route: AnyRoute): Record<strin
   const collect = { v: 1, sid: SID, vid: VID, consent: 'granted', hits: [{ t: 'pageview', ts: Date.now(), url: 'https://shop.example/', title: 'Home' }, { t: 'event', ts: Date.now(), url: 'https://shop.example/', name: 'Purchase', props: { order_id: 'A-1', value: 10, currency: 'EUR', note: 'gift' } }] }
   const identify = { v: 1, sid: SID, vid: VID, email: 'ann@shop.example', via: 'form', consent: 'granted', fields: { first_name: 'Ann', last_name: 'Example', phone: '+44 20 7946 0958' } }
   const worker = { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (X11; Linux x86_64)' }
+  // Segment's routes take the private key in the body (writeKey), as Segment documents.
+  const track = { type: 'track', event: 'Order Completed', messageId: 'hostile-segment-1', userId: 'u-1', properties: { revenue: 10, currency: 'USD', order_id: 'S-1' }, context: { ip: '203.0.113.7', page: { url: 'https://shop.example/thanks?gclid=G-1' }, traits: { email: 'ann@shop.example' } } }
   const samples: Record<string, Record<string, unknown>> = {
     'POST /collect': collect,
     'POST /collect/worker': { ...collect, ...worker },
@@ -115,6 +117,10 @@ export function sampleBody(server: HostileServer, route: AnyRoute): Record<strin
     'POST /api/v1/services/email/check': { email: 'ann@shop.example' },
     'POST /admin/api/sites/:id/keys': { name: 'hostile' },
     'POST /admin/api/sites/:id/deliveries/retry': { failed: true },
+    'POST /v1/track': { ...track, writeKey: server.key },
+    'POST /v1/identify': { type: 'identify', userId: 'u-1', traits: { email: 'ann@shop.example' }, writeKey: server.key },
+    'POST /v1/page': { type: 'page', userId: 'u-1', name: 'Home', writeKey: server.key },
+    'POST /v1/batch': { writeKey: server.key, sentAt: new Date().toISOString(), batch: [track] },
   }
   return structuredClone(samples[`${route.method} ${route.path}`] ?? { name: 'x', email: 'ann@shop.example', value: 1 })
 }

@@ -5,7 +5,7 @@ import { createConsola } from 'consola'
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest'
 import { bootTestApp, DEMO_SITE, type TestApp } from '../helpers/app.ts'
 import { createJsonReporter } from '../../core/logger.ts'
-import { definePlugin } from '../../core/plugin.ts'
+import { failingPlugin } from '../helpers/failing-plugin.ts'
 import { resolveConfig } from '../../core/config/load.ts'
 import { startServer } from '../../core/server.ts'
 
@@ -15,14 +15,7 @@ const lines: string[] = []
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
 let app: TestApp
 
-const failing = definePlugin({
-  name: 'failing',
-  setup(ctx) {
-    ctx.routes.add({ method: 'GET', path: '/test/fails', auth: 'none', summary: 'Fails', handler: () => {
-      throw new Error('the handler failed')
-    } })
-  },
-})
+const failing = failingPlugin('/test/fails')
 
 beforeAll(async () => {
   const logger = createConsola({ level: 4, reporters: [createJsonReporter((line) => void lines.push(line))] })

@@ -12,11 +12,14 @@ import { linkPage, linkSentPage, signInPage } from '../sign-in-views.ts'
 const tags = ['Dashboard']
 const IP_WINDOW_SECONDS = 15 * 60
 const EMAIL_WINDOW_SECONDS = 3600
+const EMAIL_DAY_SECONDS = 24 * 3600
 
 /**
  * Sign-in and sign-out. The operator posts the admin token; a member asks for a link, which is mailed only when the
- * address is in some site's `members` (the answer is the same either way). Both forms are rate-limited per IP
- * (shared counter), link requests also per address. Neither the token nor an address is ever logged.
+ * address is in some site's `members`. The answer is the same either way, and as quick: the mail goes out after it.
+ * Both forms are rate-limited per IP (shared counter); link requests also per address and requester (so a stranger
+ * cannot use up a member's requests) and per address and day (a bound on mail to one inbox). Neither the token nor
+ * an address is ever logged.
  */
 export function addSignInRoutes(dashboard: Dashboard, renderHome: (event: H3Event) => Promise<string | null>): void {
   const { ctx, options, sessions, links } = dashboard
@@ -61,9 +64,12 @@ export function addSignInRoutes(dashboard: Dashboard, renderHome: (event: H3Even
       if (!form) return answer
       const email = canonicalEmail(form.get('email'))
       if (!email) return front(event, 400, 'Enter one email address, such as owner@shop.example.')
-      const wait = await overLimit(ctx.storage, 'link-email', email, options.linksPerEmail, EMAIL_WINDOW_SECONDS)
+      const requester = ipSubject(dashboard.ip(event))
+      const wait = await overLimit(ctx.storage, 'link-email-requester', `${email} ${requester}`, options.linksPerEmail, EMAIL_WINDOW_SECONDS)
+        ?? await overLimit(ctx.storage, 'link-email-day', email, options.linksPerEmailPerDay, EMAIL_DAY_SECONDS)
       if (wait) return tooMany(event, wait)
-      if (isMember(email, ctx.sites)) await sendLink(dashboard, email)
+      // Not awaited: a member's answer must not take the SMTP round trip a stranger's does not (it would tell them apart).
+      if (isMember(email, ctx.sites)) void sendLink(dashboard, email)
       return sendPage(event, 200, linkSentPage(options.linkMinutes))
     },
   })
@@ -106,10 +112,11 @@ export function addSignInRoutes(dashboard: Dashboard, renderHome: (event: H3Even
   })
 }
 
+/** Issues and mails a link, after the answer; a failure is reported, never thrown. */
 async function sendLink(dashboard: Dashboard, email: string): Promise<void> {
-  const token = await dashboard.links.issue(email)
-  const url = `${dashboard.baseUrl}/dashboard/link?token=${token}`
   try {
+    const token = await dashboard.links.issue(email)
+    const url = `${dashboard.baseUrl}/dashboard/link?token=${token}`
     await dashboard.mailer.send({
       to: email,
       subject: 'Your dcgate sign-in link',
