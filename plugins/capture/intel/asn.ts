@@ -1,13 +1,15 @@
 /**
  * IP → autonomous system (number and organisation) from the @ip-location-db/asn CSV files (RouteViews, the five
  * RIRs via NRO and DB-IP, CC-BY-4.0). There is no maintained .mmdb of this dataset on npm, so the numeric CSVs are
- * parsed byte by byte at boot (about 400k IPv4 + 100k IPv6 rows) into the typed arrays of a RangeTable.
+ * parsed byte by byte at boot (about 400k IPv4 + 100k IPv6 rows) into the typed arrays of a RangeTable. With a data
+ * dir, the built table is saved there and later starts read it back (asn-cache.ts).
  */
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { IpKey } from './ip.ts'
-import { RangeBuilder, type RangeTable } from './ranges.ts'
+import { asnCacheFile, readSavedAsn, saveAsn } from './asn-cache.ts'
+import { createTable, RangeBuilder, type RangeTable } from './ranges.ts'
 import type { DataSourceInfo } from './types.ts'
 
 export interface AsnLookup {
@@ -74,14 +76,32 @@ export function dateFromVersion(version: string): string | undefined {
   return match ? `${match[1]}-${match[2]}-${match[3]}` : undefined
 }
 
-export async function loadAsn(): Promise<AsnLookup> {
+/** The table from `dataDir`'s saved copy when there is one for this data version; else parsed (and saved). */
+export async function loadAsn(dataDir?: string): Promise<AsnLookup> {
   const dir = packageDir()
-  const [pkg, v4, v6] = await Promise.all([
-    readFile(join(dir, 'package.json'), 'utf8'),
-    readFile(join(dir, 'asn-ipv4-num.csv')),
-    readFile(join(dir, 'asn-ipv6-num.csv')),
-  ])
-  const version = (JSON.parse(pkg) as { version: string }).version
+  const version = (JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { version: string }).version
+  const file = dataDir === undefined ? undefined : asnCacheFile(dataDir, version)
+  const saved = file === undefined ? undefined : readSavedAsn(file)
+  const { table, names } = saved ? { table: createTable(saved.four, saved.six), names: saved.names } : await parseAsn(dir)
+  if (file !== undefined && !saved) saveAsn(file, table, names)
+
+  return {
+    info: {
+      source: `${PACKAGE} ${version} (RouteViews + NRO + DB-IP, CC-BY-4.0)`,
+      date: dateFromVersion(version),
+      entries: table.size,
+      origin: 'bundled',
+    },
+    lookup(key) {
+      const asn = table.lookup(key)
+      if (asn === undefined || asn === 0) return undefined
+      return { asn, organization: names.get(asn) }
+    },
+  }
+}
+
+async function parseAsn(dir: string): Promise<{ table: RangeTable, names: Map<number, string> }> {
+  const [v4, v6] = await Promise.all([readFile(join(dir, 'asn-ipv4-num.csv')), readFile(join(dir, 'asn-ipv6-num.csv'))])
   const names = new Map<number, string>()
   const wantOrg = (asn: number) => !names.has(asn)
   const remember = (asn: number, org: string | undefined) => {
@@ -100,19 +120,5 @@ export async function loadAsn(): Promise<AsnLookup> {
     builder.add6(Number(start >> 96n), Number((start >> 64n) & low64), Number(end >> 96n), Number((end >> 64n) & low64), row.asn)
     remember(row.asn, row.org)
   })
-  const table: RangeTable = builder.build()
-
-  return {
-    info: {
-      source: `${PACKAGE} ${version} (RouteViews + NRO + DB-IP, CC-BY-4.0)`,
-      date: dateFromVersion(version),
-      entries: table.size,
-      origin: 'bundled',
-    },
-    lookup(key) {
-      const asn = table.lookup(key)
-      if (asn === undefined || asn === 0) return undefined
-      return { asn, organization: names.get(asn) }
-    },
-  }
+  return { table: builder.build(), names }
 }
