@@ -27,7 +27,7 @@ COPY core ./core
 COPY adapters ./adapters
 COPY plugins ./plugins
 COPY config ./config
-# Everything dcgate writes (embedded database, admin token, capture journal, dead letters, intel lists) is under /data,
+# Everything dcgate writes (embedded database, admin token, capture journal, dead letters, intel lists, the ASN cache) is under /data,
 # owned by the unprivileged `node` user (uid 1000) the official image provides.
 RUN mkdir -p /data && chown node:node /data
 USER node
