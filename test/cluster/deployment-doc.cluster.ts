@@ -134,7 +134,10 @@ describe('docs/deployment/dcgate.service', () => {
     env.DCGATE_CONFIG = configFile
     env.DCGATE_DATA_DIR = join(scratch, 'service-data')
     const [command, ...args] = unit.ExecStart![0]!.split(' ')
-    const child = spawn(command!, args, { cwd: unit.WorkingDirectory![0]!.replace('/opt/dcgate', REPO_ROOT), env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    // The unit's /usr/bin/node is the box's Node 22 or 24; here that path holds the machine's Node 20, so the Node
+    // running this test (24 in CI) stands in for it, as this checkout stands in for /opt/dcgate.
+    expect(command).toBe('/usr/bin/node')
+    const child = spawn(process.execPath, args, { cwd: unit.WorkingDirectory![0]!.replace('/opt/dcgate', REPO_ROOT), env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
