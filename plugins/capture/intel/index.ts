@@ -48,7 +48,7 @@ interface AddressFacts {
 }
 
 export async function createVisitIntel(options: VisitIntelOptions): Promise<VisitIntel> {
-  const [geo, asn, lists] = await Promise.all([openGeo(options.geoDatabase), loadAsn(), loadLists(options.dataDir)])
+  const [geo, asn, lists] = await Promise.all([openGeo(options.geoDatabase), loadAsn(options.dataDir), loadLists(options.dataDir)])
   const network = createNetworkLookup(lists)
   const parseUa = createUaParser()
   const dataInfo: VisitDataInfo = { geo: geo.info, asn: asn.info, ...network.info }

@@ -9,6 +9,8 @@ export interface RangeTable {
   lookup(key: IpKey): number | undefined
   /** Ranges after merging, IPv4 + IPv6. */
   readonly size: number
+  /** The merged ranges themselves, so a table can be saved and read back without building it again (asn-cache.ts). */
+  readonly columns: { four: Columns, six: Columns }
 }
 
 /** Compare two 64-bit keys given as (high, low) unsigned halves. */
@@ -74,7 +76,7 @@ export class RangeBuilder {
 }
 
 /** Merged ranges as typed arrays: start (hi, lo), end (hi, lo), value. IPv4 uses lo only. */
-interface Columns { sh: Uint32Array, sl: Uint32Array, eh: Uint32Array, el: Uint32Array, value: Uint32Array, length: number }
+export interface Columns { sh: Uint32Array, sl: Uint32Array, eh: Uint32Array, el: Uint32Array, value: Uint32Array, length: number }
 
 /**
  * Sort by start (widest first) and remove overlaps. Adjacent or overlapping ranges with the same value become one;
@@ -118,7 +120,7 @@ function merge(count: number, compare: (a: number, b: number) => number, row: (i
   return out
 }
 
-function createTable(four: Columns, six: Columns): RangeTable {
+export function createTable(four: Columns, six: Columns): RangeTable {
   const s4 = four.sl.subarray(0, four.length)
   const e4 = four.el.subarray(0, four.length)
   const val4 = four.value.subarray(0, four.length)
@@ -149,6 +151,7 @@ function createTable(four: Columns, six: Columns): RangeTable {
 
   return {
     size: four.length + n6,
+    columns: { four, six },
     lookup: (key) => key.v === 4 ? lookup4(key.n) : lookup6(key.hi, key.lo),
   }
 }
