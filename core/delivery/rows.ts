@@ -1,3 +1,4 @@
+import type { AppliedConsent, ConsentPurposes } from '../consent/purposes.ts'
 import { columnsOf } from '../db/columns.ts'
 import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { DeliveryPlan, UsPrivacyDecision } from './decide.ts'
@@ -41,6 +42,8 @@ export interface ConversionRow {
   held_email: string | null
   /** The US state opt-out and the site's mode for it (decide.ts); undefined, bound as SQL NULL, when none applies. */
   us_privacy: UsPrivacyDecision | undefined
+  /** The consent per purpose that applied and the rule that chose it (core/consent/purposes.ts). */
+  consent_purposes: AppliedConsent
 }
 
 export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
@@ -50,6 +53,7 @@ export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
   ['click_ids', 'jsonb'], ['user_id', 'text'], ['anonymous_id', 'text'], ['session_id', 'text'], ['page_url', 'text'],
   ['ip', 'text'], ['user_agent', 'text'], ['consent', 'text'], ['is_bot', 'boolean'], ['confirmation', 'text'],
   ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'], ['us_privacy', 'jsonb'],
+  ['consent_purposes', 'jsonb'],
 ])
 
 /** What every outbox row of a new conversion shares; one row is written per provider. */
@@ -111,6 +115,7 @@ export function toConversionRow(
     content_category: input.contentCategory ?? first?.category ?? null,
     held_email: plan.state === 'held' ? normalizeEmail(input.traits?.email) ?? null : null,
     us_privacy: plan.usPrivacy,
+    consent_purposes: plan.consent,
   }
 }
 
@@ -134,7 +139,7 @@ export function toDeliveryRow(plan: DeliveryPlan, leaseSeconds: number): Deliver
 /** The fields of a stored (or about to be stored) conversion that adapters see. */
 export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust' | 'event' | 'value' | 'currency' | 'order_id' | 'channel'
   | 'items' | 'identity' | 'click_ids' | 'ip' | 'user_agent' | 'page_url' | 'consent' | 'confirmation'>
-  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null }
+  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null, consent_purposes?: AppliedConsent | null }
 
 /** A conversion as adapters see it: the row just written (an inline attempt) or read back (the worker). */
 export function toEvent(row: EventFields): ConversionEvent {
@@ -155,7 +160,7 @@ export function toEvent(row: EventFields): ConversionEvent {
     ip: row.ip ?? undefined,
     userAgent: row.user_agent ?? undefined,
     pageUrl: row.page_url ?? undefined,
-    consent: { adUserData: consent, adPersonalization: consent },
+    consent: toEventConsent(consent, row.consent_purposes?.purposes),
     ...(row.us_privacy?.mode === 'limited' ? { limitedDataUse: toLimitedDataUse(row.us_privacy) } : {}),
     confirmation: row.confirmation as Confirmation,
   }
@@ -164,4 +169,16 @@ export function toEvent(row: EventFields): ConversionEvent {
 /** The platforms' limited-data-use location: the country and state when known; without them the platform locates the person. */
 function toLimitedDataUse({ country, state }: UsPrivacyDecision): NonNullable<ConversionEvent['limitedDataUse']> {
   return { ...(country ? { country } : {}), ...(state ? { state } : {}) }
+}
+
+/**
+ * What adapters see of consent: the purposes that applied when there were any (an unsaid purpose falls back on the
+ * visit's one-bit choice), and the platforms a TC string refused as vendors.
+ */
+function toEventConsent(choice: ConsentState, purposes: ConsentPurposes | undefined): ConversionEvent['consent'] {
+  return {
+    adUserData: purposes?.ad_user_data ?? choice,
+    adPersonalization: purposes?.ad_personalization ?? choice,
+    ...(purposes?.vendors_denied?.length ? { vendorsDenied: purposes.vendors_denied } : {}),
+  }
 }

@@ -23,6 +23,7 @@ import { Migration20261126030500 } from './Migration20261126030500.ts'
 import { Migration20261126024830 } from './Migration20261126024830.ts'
 import { Migration20261126040000 } from './Migration20261126040000.ts'
 import { Migration20261126041000 } from './Migration20261126041000.ts'
+import { Migration20261128093000 } from './Migration20261128093000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126024830', class: Migration20261126024830 },
   { name: 'Migration20261126040000', class: Migration20261126040000 },
   { name: 'Migration20261126041000', class: Migration20261126041000 },
+  { name: 'Migration20261128093000', class: Migration20261128093000 },
 ]
