@@ -190,4 +190,6 @@ export interface ClientSettings {
   banner: 'eu' | 'always' | 'off'
   /** The banner's words by language tag ('de', 'fr-CA'); absent: the built-in English. */
   bannerText?: Record<string, BannerText>
+  /** Whose consent the script follows (the site's `consent.source`); absent: 'auto'. */
+  consentSource?: 'auto' | 'tcf' | 'consent-mode' | 'gpp' | 'banner' | 'manual'
 }
