@@ -24,8 +24,12 @@ export interface RenderedScript {
 export const SETTINGS_PLACEHOLDER = '__DC_SETTINGS__'
 
 const ENTRY = fileURLToPath(new URL('./client/index.ts', import.meta.url))
-/** The consent tool reader, a chunk the script loads only when it follows one (client/cmp.ts). */
-const CMP_ENTRY = fileURLToPath(new URL('./client/cmp.ts', import.meta.url))
+/** Chunks the script loads only when needed: the consent tool reader and the built-in banner. */
+export const CHUNKS = {
+  cmp: fileURLToPath(new URL('./client/cmp.ts', import.meta.url)),
+  banner: fileURLToPath(new URL('./client/banner-chunk.ts', import.meta.url)),
+} as const
+export type ChunkName = keyof typeof CHUNKS
 /** Renders are few (one per distinct settings); the cap only guards against a config reloaded many times. */
 const MAX_RENDERS = 500
 
@@ -47,15 +51,17 @@ function buildEntry(entry: string): Promise<string> {
   }).then((result) => result.outputFiles[0]?.text ?? '')
 }
 
-let cmpChunk: Promise<RenderedScript> | undefined
+const chunks = new Map<ChunkName, Promise<RenderedScript>>()
 
-/** GET /script/cmp: the consent tool reader, the same for every site, built once per process. */
-export function renderCmpChunk(): Promise<RenderedScript> {
-  cmpChunk ??= buildEntry(CMP_ENTRY).then(toRendered).catch((error: unknown) => {
-    cmpChunk = undefined
-    throw error
-  })
-  return cmpChunk
+/** GET /script/<chunk>: the same for every site (the banner's words come from the script), built once per process. */
+export function renderChunk(name: ChunkName): Promise<RenderedScript> {
+  let rendered = chunks.get(name)
+  if (!rendered) {
+    rendered = buildEntry(CHUNKS[name]).then(toRendered)
+    rendered.catch(() => chunks.delete(name))
+    chunks.set(name, rendered)
+  }
+  return rendered
 }
 
 /** The minified IIFE of client/index.ts, built in memory once per process (a failed build is retried next call). */

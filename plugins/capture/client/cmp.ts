@@ -79,4 +79,4 @@ function watchConsentMode(report: Report): void {
 }
 
 // The main script calls this once the chunk has loaded.
-w.__dcgateCmp = watchCmp
+w.__dcgate_cmp = watchCmp

@@ -15,7 +15,7 @@
  *
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
-import { showBanner } from './banner.ts'
+import type { showBanner } from './banner.ts'
 import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withUetVisitorId } from './click-ids.ts'
 import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
@@ -49,6 +49,13 @@ function start(): void {
   if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
   const settings = readSettings()
   const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
+  /** Loads a chunk of the script (GET /script/<name>) and hands what it exports to `ready`. */
+  const chunk = (name: string, ready: (exported: any) => void): void => {
+    const script = document.createElement('script')
+    script.src = `${tag.base}/script/${name}`
+    script.onload = guard(() => ready((window as any)[`__dcgate_${name}`]))
+    document.head.appendChild(script)
+  }
   const source = settings.consentSource || 'auto'
   // The site's consent tool, when one is followed, is asked on every page; dcgate keeps no choice of its own then.
   const state = initialConsent(settings.banner, get(KEYS.consent), source == 'auto' ? cmpPresent() : source != 'banner')
@@ -130,8 +137,13 @@ function start(): void {
     for (const view of anonymousViews.splice(0)) queue.push(view)
   }
 
+  /** The built-in banner, a chunk loaded only when a visitor must be asked (GET /script/banner). */
   function banner(): void {
-    if (needsBanner(state) && !closeBanner) closeBanner = showBanner(guard(choose), settings.bannerText)
+    if (!needsBanner(state) || closeBanner) return
+    let close: (() => void) | undefined
+    let closed = false
+    closeBanner = () => void (closed = true, close && close())
+    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose), settings.bannerText))))
   }
 
   /**
@@ -230,13 +242,8 @@ function start(): void {
   document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && queue.flush(true))
   watchForms(settings.forms, permitted, guard(({ email, fields }) => identify(email, fields, 'form')))
 
-  /** Loads the consent tool reader (GET /script/cmp), which then reports to `follow`. */
-  const readCmp = (): void => {
-    const script = document.createElement('script')
-    script.src = `${tag.base}/script/cmp`
-    script.onload = guard(() => (window as any).__dcgateCmp(source, guard(follow)))
-    document.head.appendChild(script)
-  }
+  /** The consent tool reader (GET /script/cmp), which then reports to `follow`. */
+  const readCmp = (): void => chunk('cmp', (watch) => watch(source, guard(follow)))
   // 'auto' looks again once the page has loaded, for a consent tool loaded after this script.
   if (state.cmp && source != 'manual') readCmp()
   else if (source == 'auto') addEventListener('load', guard(() => cmpPresent() && readCmp()))

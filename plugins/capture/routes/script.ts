@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import type { PluginContext } from '../../../core/plugin.ts'
-import { renderCmpChunk, renderScript, type RenderedScript } from '../script.ts'
+import { CHUNKS, renderChunk, renderScript, type ChunkName, type RenderedScript } from '../script.ts'
 
 /** A day in caches and browsers, then a week of serving the stale copy while revalidating by ETag. */
 const CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800'
@@ -29,18 +29,25 @@ export function addScriptRoute(ctx: PluginContext): void {
       return serveScript(event, script)
     },
   })
-  ctx.routes.add({
-    method: 'GET',
-    path: '/script/cmp',
-    auth: 'none',
-    summary: 'The tracking script\'s consent tool reader',
-    description: 'Loaded by the tracking script when the page has a consent tool it follows (IAB TCF, Google Consent Mode, IAB GPP). The same for every site; cached like the script.',
-    tags: ['Capture'],
-    handler: async (event) => {
-      event.res.headers.set('content-type', JS)
-      return serveScript(event, await renderCmpChunk())
-    },
-  })
+  for (const name of Object.keys(CHUNKS) as ChunkName[]) {
+    ctx.routes.add({
+      method: 'GET',
+      path: `/script/${name}`,
+      auth: 'none',
+      summary: `The tracking script's ${CHUNK_SUMMARIES[name]}`,
+      description: 'A part of the tracking script it loads only when needed. The same for every site; cached like the script.',
+      tags: ['Capture'],
+      handler: async (event) => {
+        event.res.headers.set('content-type', JS)
+        return serveScript(event, await renderChunk(name))
+      },
+    })
+  }
+}
+
+const CHUNK_SUMMARIES: Record<ChunkName, string> = {
+  cmp: 'consent tool reader (IAB TCF, Google Consent Mode, IAB GPP), loaded when the page has one',
+  banner: 'consent banner, loaded when a visitor must be asked',
 }
 
 /** A rendered script with its cache headers: 304 for a matching ETag, else the best encoding the client takes. */
