@@ -362,6 +362,17 @@ describe('the site\'s own consent tool', () => {
     })
   })
 
+  it("consent.source 'manual': no banner and no identifiers until dcutils.consent, which also takes Consent Mode's signals", async () => {
+    const page = await browse({ settings: { forms: [], banner: 'always', consentSource: 'manual' } })
+    expect(page.loaded).toEqual([])
+    expect(page.banner.mounted).toBe(false)
+    expect(collects(page.sent).every((s) => s.body.sid === undefined)).toBe(true)
+    page.dcutils().consent({ analytics_storage: 'granted', ad_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'denied' })
+    page.dcutils().track('after-consent')
+    await page.tick()
+    expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'manual', ad_personalization: 'denied' } })
+  })
+
   it('without a consent tool, a site that asks nobody loads neither chunk', async () => {
     const page = await browse({ settings: { forms: [], banner: 'off' } })
     expect(page.loaded).toEqual([])
