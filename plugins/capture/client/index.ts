@@ -152,7 +152,7 @@ function start(): void {
    */
   function choose(choice: unknown): void {
     const given = choice && typeof choice == 'object' ? { ...choice, source: 'manual' } as CmpConsent : undefined
-    follow(given ? given.analytics_storage : choice, given)
+    if (given || choice === 'granted' || choice === 'denied') follow(given ? given.analytics_storage : choice, given)
   }
 
   /** Applies a consent: measurement decides identifiers; a change of mind applies from the next hit. */
