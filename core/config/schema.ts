@@ -178,6 +178,12 @@ const SiteSchema = strict({
      * (each delivery ends `skipped`, saying why). EU consent is `banner`'s, whatever this says.
      */
     usPrivacy: v.optional(v.picklist(US_PRIVACY_MODES), 'off'),
+    /**
+     * Whose consent the tracking script follows: `auto` (default) the site's consent tool when one is on the page (IAB
+     * TCF `__tcfapi`, Google Consent Mode in `dataLayer`, IAB GPP `__gpp`), else dcgate's banner; `tcf`,
+     * `consent-mode` or `gpp` that tool only; `banner` dcgate's banner only; `manual` only `dcutils.consent(…)`.
+     */
+    source: v.optional(v.picklist(['auto', 'tcf', 'consent-mode', 'gpp', 'banner', 'manual']), 'auto'),
   }), {}),
   /** The tracking script's per-site settings (plugins/capture). */
   capture: v.optional(strict({

@@ -1,4 +1,5 @@
 import type { UsPrivacyMode } from '../config/schema.ts'
+import { advertisingRefusal, type AppliedConsent } from '../consent/purposes.ts'
 import { normalizeCountry, normalizeState } from '../identity/normalize.ts'
 import type { EventMapping } from './mapping.ts'
 import type { VisitMatch } from './match.ts'
@@ -23,6 +24,8 @@ export interface DeliveryFacts {
   waitSeconds?: number
   /** The person opted out under a US state law (usPrivacyOf); unset when they did not, or are outside the US. */
   usPrivacy?: UsPrivacyDecision
+  /** The consent per purpose that applies (core/consent/purposes.ts `applyConsent`); unset: none known. */
+  consent?: AppliedConsent
 }
 
 /** Where the conversion goes: its state, one outbox row per platform (or none), and when they are attempted. */
@@ -44,6 +47,8 @@ export interface DeliveryPlan {
   keepsBrowser: boolean
   /** The US opt-out and the mode applied to it, stored with the conversion; unset when none applies. */
   usPrivacy?: UsPrivacyDecision
+  /** The consent per purpose that decided, and by which rule; stored with the conversion for the adapters and the report. */
+  consent: AppliedConsent
 }
 
 const NO_PLATFORMS: readonly string[] = []
@@ -53,10 +58,15 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryPlan {
   const { mapping, match } = facts
   const mapped = mapping.kind === 'mapped'
   const state = !mapped ? 'unmapped' : facts.hold ? 'held' : 'accepted'
+  const consent: AppliedConsent = facts.consent ?? { rule: 'none' }
+  // Purposes (the conversion's own, or a visit's) speak for themselves: measurement-only consent keeps the visit and
+  // its page views, and no ad platform receives the conversion. A visit's one-bit choice keeps its plain message.
+  const consentRefusal = consent.rule === 'conversion' || consent.rule === 'visit' ? advertisingRefusal(consent)
+    : match.consent === 'denied' ? 'the visitor denied consent' : undefined
   // A gate is checked only for a conversion meant for the platforms; a held one is gated when it is released.
   const skipReason = state !== 'accepted' ? undefined
     : match.isBot ? 'the matched visit was ruled a bot'
-      : match.consent === 'denied' ? 'the visitor denied consent'
+      : consentRefusal ? consentRefusal
         : facts.usPrivacy?.mode === 'drop' ? usPrivacyDropReason(facts.usPrivacy)
           : undefined
   const providers = state === 'accepted' ? facts.platforms : NO_PLATFORMS
@@ -74,6 +84,7 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryPlan {
     graceSeconds,
     keepsBrowser: sendable || state === 'held',
     usPrivacy: facts.usPrivacy,
+    consent,
   }
 }
 

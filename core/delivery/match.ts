@@ -1,3 +1,4 @@
+import type { ConsentPurposes } from '../consent/purposes.ts'
 import type { NewestVisit, VisitRow } from './queries/intake.ts'
 import type { ClickIds } from './types.ts'
 
@@ -9,6 +10,8 @@ export interface VisitMatch {
   /** Click ids from those visits, the most recent visit's value winning. */
   clickIds: ClickIds
   consent: 'granted' | 'denied' | 'unknown'
+  /** The newest matched visit's consent per purpose, when its page had a consent tool (or dcgate's banner) that said. */
+  purposes?: ConsentPurposes
   isBot: boolean
   /** The newest visit's landing URL and user agent: the web context of a conversion that brings none. */
   landingUrl?: string
@@ -30,10 +33,12 @@ export function toVisitMatch(rows: readonly VisitRow[], newest: NewestVisit | nu
     for (const name of CLICK_ID_NAMES) if (row.click_ids[name]) clickIds[name] = row.click_ids[name]
   }
   const latestConsent = rows.find((r) => r.consent !== 'unknown')?.consent
+  const purposes = rows.find((r) => r.consent_purposes)?.consent_purposes
   return {
     matched: rows.length,
     clickIds,
     consent: latestConsent === 'granted' || latestConsent === 'denied' ? latestConsent : 'unknown',
+    ...(purposes ? { purposes } : {}),
     isBot: rows.every((r) => r.is_bot),
     // An opt-out stays: a later visit without the signal does not take it back.
     gpc: rows.some((r) => r.gpc),

@@ -177,6 +177,8 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
     if (skip) return skipped(skip)
+    // A TC string that refused this platform as a vendor (its Global Vendor List id had no consent).
+    if (sending.consent.vendorsDenied?.includes(platform.name)) return skipped(vendorRefusal(platform.name))
     // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
     skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
     if (skip) return skipped(skip)
@@ -287,4 +289,9 @@ function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string)
   const days = (Date.now() - occurredAt.getTime()) / 86_400_000
   if (days <= maxDays) return undefined
   return `the conversion happened ${Math.floor(days)} days ago; ${platform} takes events at most ${maxDays} days old`
+}
+
+/** Why a platform the visitor refused as a TCF vendor is skipped. */
+export function vendorRefusal(platform: string): string {
+  return `the visitor's TC string gives ${platform} no vendor consent`
 }

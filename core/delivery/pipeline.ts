@@ -5,10 +5,11 @@ import { hashIdentity } from '../identity/hash.ts'
 import { toClearTraits } from '../identity/clear-traits.ts'
 import type { Registry } from '../registry.ts'
 import type { ActiveSite } from '../sites/directory.ts'
+import { applyConsent } from '../consent/purposes.ts'
 import type { RunPrepared } from '../db/prepared.ts'
 import { listenForRefunds } from './adjust.ts'
 import { answerAsNew, DUPLICATE, summarise, type AcceptResult, type AttemptResult } from './answer.ts'
-import { decideDelivery, usPrivacyOf } from './decide.ts'
+import { decideDelivery, usPrivacyOf, type UsPrivacyInput } from './decide.ts'
 import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
@@ -87,10 +88,13 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
         await callHookSafe(hooks, logger, 'conversion:before-deliver', decision)
         hold = decision.hold
       }
+      // The conversion's own consent, else the newest matched visit's; a GPP opt-out counts as a US opt-out.
+      const consent = applyConsent(input.consent, match.purposes, match.consent)
+      const usOptOut = (input as UsPrivacyInput).usOptOut ?? (consent.purposes?.us_opt_out ? 'opt_out' : undefined)
       const plan = decideDelivery({
         mapping, hold, match, platforms: platformsOf(site.id), trust: meta.trust, deliver: meta.deliver ?? 'inline',
         chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds, waitSeconds: meta.waitSeconds,
-        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, input, match),
+        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, { ...input, usOptOut }, match), consent,
       })
 
       const clearTraits = toClearTraits(input.traits, clearWanted(site.id, plan.providers))

@@ -1,3 +1,4 @@
+import type { AppliedConsent, ConsentPurposes } from '../consent/purposes.ts'
 import { columnsOf } from '../db/columns.ts'
 import { normalizeCountry, normalizeEmail } from '../identity/normalize.ts'
 import type { DeliveryPlan, UsPrivacyDecision } from './decide.ts'
@@ -43,6 +44,8 @@ export interface ConversionRow {
   us_privacy: UsPrivacyDecision | undefined
   /** Personal fields a connected platform takes in clear; erased with ip and user_agent (clear-fields.ts). */
   clear_traits: ClearTraits | null
+  /** The consent per purpose that applied and the rule that chose it (core/consent/purposes.ts). */
+  consent_purposes: AppliedConsent
 }
 
 export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
@@ -53,6 +56,7 @@ export const CONVERSION_COLUMNS = columnsOf<ConversionRow>()([
   ['ip', 'text'], ['user_agent', 'text'], ['consent', 'text'], ['is_bot', 'boolean'], ['confirmation', 'text'],
   ['country', 'text'], ['content_name', 'text'], ['content_category', 'text'], ['held_email', 'text'], ['us_privacy', 'jsonb'],
   ['clear_traits', 'jsonb'],
+  ['consent_purposes', 'jsonb'],
 ])
 
 /** What every outbox row of a new conversion shares; one row is written per provider. */
@@ -116,6 +120,7 @@ export function toConversionRow(
     us_privacy: plan.usPrivacy,
     // Like IP and browser: only for a conversion some platform will be sent.
     clear_traits: plan.keepsBrowser ? known.clearTraits ?? null : null,
+    consent_purposes: plan.consent,
   }
 }
 
@@ -139,7 +144,7 @@ export function toDeliveryRow(plan: DeliveryPlan, leaseSeconds: number): Deliver
 /** The fields of a stored (or about to be stored) conversion that adapters see. */
 export type EventFields = Pick<ConversionRow, 'site_id' | 'message_id' | 'trust' | 'event' | 'value' | 'currency' | 'order_id' | 'channel'
   | 'items' | 'identity' | 'click_ids' | 'ip' | 'user_agent' | 'page_url' | 'consent' | 'confirmation'>
-  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null, clear_traits?: ClearTraits | null, country?: string | null }
+  & { standard_event: string | null, occurred_at: Date | string, us_privacy?: UsPrivacyDecision | null, clear_traits?: ClearTraits | null, country?: string | null, consent_purposes?: AppliedConsent | null }
 
 /** A conversion as adapters see it: the row just written (an inline attempt) or read back (the worker). */
 export function toEvent(row: EventFields): ConversionEvent {
@@ -162,7 +167,7 @@ export function toEvent(row: EventFields): ConversionEvent {
     userAgent: row.user_agent ?? undefined,
     pageUrl: row.page_url ?? undefined,
     ...(row.clear_traits ? { clear: { ...row.clear_traits, ...(row.country ? { countryCode: row.country } : {}) } } : {}),
-    consent: { adUserData: consent, adPersonalization: consent },
+    consent: toEventConsent(consent, row.consent_purposes?.purposes),
     ...(row.us_privacy?.mode === 'limited' ? { limitedDataUse: toLimitedDataUse(row.us_privacy) } : {}),
     confirmation: row.confirmation as Confirmation,
   }
@@ -171,4 +176,16 @@ export function toEvent(row: EventFields): ConversionEvent {
 /** The platforms' limited-data-use location: the country and state when known; without them the platform locates the person. */
 function toLimitedDataUse({ country, state }: UsPrivacyDecision): NonNullable<ConversionEvent['limitedDataUse']> {
   return { ...(country ? { country } : {}), ...(state ? { state } : {}) }
+}
+
+/**
+ * What adapters see of consent: the purposes that applied when there were any (an unsaid purpose falls back on the
+ * visit's one-bit choice), and the platforms a TC string refused as vendors.
+ */
+function toEventConsent(choice: ConsentState, purposes: ConsentPurposes | undefined): ConversionEvent['consent'] {
+  return {
+    adUserData: purposes?.ad_user_data ?? choice,
+    adPersonalization: purposes?.ad_personalization ?? choice,
+    ...(purposes?.vendors_denied?.length ? { vendorsDenied: purposes.vendors_denied } : {}),
+  }
 }

@@ -3,6 +3,7 @@
  * ConversionEvent and a platform's HTTP request/response; the pipeline does all I/O, batching and retries.
  */
 import type { STANDARD_EVENTS } from '../config/schema.ts'
+import type { ConsentPurposes } from '../consent/purposes.ts'
 import type { IdentityTraits } from '../identity/hash.ts'
 
 export type StandardEvent = typeof STANDARD_EVENTS[number]
@@ -102,7 +103,11 @@ export interface ConversionEvent {
   pageUrl?: string
   /** Personal fields the platform takes in clear (LinkedIn's userInfo, Google's address), when an adapter asked for them. */
   clear?: ClearTraits
-  consent: { adUserData: ConsentState, adPersonalization: ConsentState }
+  /**
+   * Consent Mode's ad_user_data and ad_personalization as they applied (core/consent/purposes.ts); `vendorsDenied`:
+   * dcgate platform names a TC string refused as vendors, which the outbox records skipped.
+   */
+  consent: { adUserData: ConsentState, adPersonalization: ConsentState, vendorsDenied?: readonly string[] }
   /**
    * Set when the person opted out of the sale or sharing of their data under a US state law (Global Privacy Control,
    * or the conversion's own consent) and the site's `consent.usPrivacy` is `limited`: the adapter sends the
@@ -214,4 +219,6 @@ export interface ConversionInput {
   /** What was bought or asked for, for the export (properties.content_name / content_category; else the first item's). */
   contentName?: string
   contentCategory?: string
+  /** The person's consent per purpose the conversion itself carried (`context.consent`); else a matched visit's applies. */
+  consent?: ConsentPurposes
 }

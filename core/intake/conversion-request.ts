@@ -4,6 +4,7 @@
  * the other.
  */
 import * as v from 'valibot'
+import { CheckedConsentFields, readConsent } from '../consent/read.ts'
 import type { UsPrivacyInput } from '../delivery/decide.ts'
 import type { ConversionInput } from '../delivery/types.ts'
 import { canonicalEmail, EMAIL_MESSAGE, MAX_EMAIL_LENGTH } from '../identity/email.ts'
@@ -89,6 +90,8 @@ export const ConversionRequest = v.looseObject({
       usPrivacyOptOut: v.optional(v.boolean('must be true or false')),
       /** The buyer's browser sent Global Privacy Control (`Sec-GPC: 1`, navigator.globalPrivacyControl). */
       gpc: v.optional(v.boolean('must be true or false')),
+      // The visitor's choice as the site's consent tool recorded it: a TC string, a GPP string, or Consent Mode's signals.
+      ...CheckedConsentFields,
     }, 'must be an object')),
   })),
 })
@@ -118,5 +121,7 @@ export function toConversionInput(body: ConversionRequestOutput): ConversionInpu
     contentName: properties.content_name,
     contentCategory: properties.content_category,
     usOptOut: consent.usPrivacyOptOut === true ? 'opt_out' : consent.gpc === true ? 'gpc' : undefined,
+    // The strings were checked readable by the schema.
+    consent: readConsent(consent, consent.tcString ? 'tcf' : consent.gppString ? 'gpp' : 'consent-mode'),
   }
 }

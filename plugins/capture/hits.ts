@@ -1,4 +1,5 @@
 import { hash, randomUUID } from 'node:crypto'
+import type { ConsentPurposes } from '../../core/consent/purposes.ts'
 import type { CollectBody } from './protocol.ts'
 import type { CaptureBatch, PageEventRow, VisitRow } from './store/rows.ts'
 import type { VisitInfo } from './intel/types.ts'
@@ -13,6 +14,8 @@ export interface HitContext {
   personal: boolean
   /** The request carried Global Privacy Control (request.ts, globalPrivacyControl). */
   gpc?: boolean
+  /** The page's consent per purpose (read from the body's `cmp`); kept only with identifiers. */
+  purposes?: ConsentPurposes
 }
 
 /** A browser clock ahead of ours, or more than a day behind, is not believed. */
@@ -73,6 +76,7 @@ export function toBatch(body: CollectBody, ctx: HitContext): CaptureBatch {
     consent: body.consent,
     device_hash: body.device?.hash ?? null,
     gpc: ctx.gpc === true,
+    consent_purposes: ctx.personal ? ctx.purposes ?? null : null,
   }
   return { events, visit }
 }

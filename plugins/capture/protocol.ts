@@ -7,6 +7,7 @@
  * as application/json by fetch or as text/plain by navigator.sendBeacon (which cannot set the type).
  */
 import * as v from 'valibot'
+import { ClientConsent } from '../../core/consent/read.ts'
 import { MailboxSchema } from '../../core/identity/email.ts'
 
 export const PROTOCOL_VERSION = 1
@@ -123,6 +124,8 @@ export const CollectBody = v.object({
    * also sends `Sec-GPC: 1`; this carries it through a server-side worker. Sent only when true.
    */
   gpc: v.optional(v.boolean()),
+  /** The page's consent tool as the script read it (TCF, Consent Mode, GPP) or dcgate's banner; core/consent/read.ts. */
+  cmp: v.optional(ClientConsent),
 })
 export type CollectBody = v.InferOutput<typeof CollectBody>
 
@@ -187,4 +190,6 @@ export interface ClientSettings {
   banner: 'eu' | 'always' | 'off'
   /** The banner's words by language tag ('de', 'fr-CA'); absent: the built-in English. */
   bannerText?: Record<string, BannerText>
+  /** Whose consent the script follows (the site's `consent.source`); absent: 'auto'. */
+  consentSource?: 'auto' | 'tcf' | 'consent-mode' | 'gpp' | 'banner' | 'manual'
 }

@@ -10,7 +10,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
 import { build } from 'esbuild'
 import type { ClientSettings } from './protocol.ts'
 
-export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText'>
+export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText' | 'consentSource'>
 
 export interface RenderedScript {
   body: string
@@ -24,16 +24,22 @@ export interface RenderedScript {
 export const SETTINGS_PLACEHOLDER = '__DC_SETTINGS__'
 
 const ENTRY = fileURLToPath(new URL('./client/index.ts', import.meta.url))
+/** Chunks the script loads only when needed: the consent tool reader and the built-in banner. */
+export const CHUNKS = {
+  cmp: fileURLToPath(new URL('./client/cmp.ts', import.meta.url)),
+  banner: fileURLToPath(new URL('./client/banner-chunk.ts', import.meta.url)),
+} as const
+export type ChunkName = keyof typeof CHUNKS
 /** Renders are few (one per distinct settings); the cap only guards against a config reloaded many times. */
 const MAX_RENDERS = 500
 
 let bundle: Promise<string> | undefined
 const renders = new Map<string, Promise<RenderedScript>>()
 
-/** The minified IIFE of client/index.ts, built in memory once per process (a failed build is retried next call). */
-export function buildClientBundle(): Promise<string> {
-  bundle ??= build({
-    entryPoints: [ENTRY],
+/** The minified IIFE of an entry, built in memory. */
+function buildEntry(entry: string): Promise<string> {
+  return build({
+    entryPoints: [entry],
     bundle: true,
     write: false,
     minify: true,
@@ -42,8 +48,25 @@ export function buildClientBundle(): Promise<string> {
     target: 'es2019',
     legalComments: 'none',
     logLevel: 'silent',
-  }).then((result) => {
-    const code = result.outputFiles[0]?.text ?? ''
+  }).then((result) => result.outputFiles[0]?.text ?? '')
+}
+
+const chunks = new Map<ChunkName, Promise<RenderedScript>>()
+
+/** GET /script/<chunk>: the same for every site (the banner's words come from the script), built once per process. */
+export function renderChunk(name: ChunkName): Promise<RenderedScript> {
+  let rendered = chunks.get(name)
+  if (!rendered) {
+    rendered = buildEntry(CHUNKS[name]).then(toRendered)
+    rendered.catch(() => chunks.delete(name))
+    chunks.set(name, rendered)
+  }
+  return rendered
+}
+
+/** The minified IIFE of client/index.ts, built in memory once per process (a failed build is retried next call). */
+export function buildClientBundle(): Promise<string> {
+  bundle ??= buildEntry(ENTRY).then((code) => {
     const placeholders = code.split(SETTINGS_PLACEHOLDER).length - 1
     if (placeholders !== 1) throw new Error(`The tracking script bundle must read ${SETTINGS_PLACEHOLDER} exactly once; it does ${placeholders} times (see plugins/capture/client/settings.ts)`)
     return code
@@ -61,6 +84,7 @@ export function renderScript(settings: ScriptSettings): Promise<RenderedScript> 
     forms: settings.forms.map((form) => ({ selector: form.selector, emailField: form.emailField, phoneField: form.phoneField, firstNameField: form.firstNameField, lastNameField: form.lastNameField })),
     banner: settings.banner,
     ...(settings.bannerText ? { bannerText: Object.fromEntries(Object.entries(settings.bannerText).map(([lang, t]) => [lang, { message: t.message, accept: t.accept, reject: t.reject }])) } : {}),
+    ...(settings.consentSource && settings.consentSource !== 'auto' ? { consentSource: settings.consentSource } : {}),
   })
   let rendered = renders.get(json)
   if (!rendered) {

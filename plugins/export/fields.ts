@@ -29,6 +29,15 @@ export const SessionRecord = v.object({
   bot_reasons: reasons,
   referrer: maybe('Referrer of the first page view'),
   landing_url: maybe('URL of the first page view'),
+  consent_purposes: v.pipe(v.nullable(v.object({
+    source: v.string(),
+    measurement: v.optional(v.string()),
+    advertising: v.optional(v.string()),
+    ad_user_data: v.optional(v.string()),
+    ad_personalization: v.optional(v.string()),
+    vendors_denied: v.optional(v.array(v.string())),
+    us_opt_out: v.optional(v.boolean()),
+  })), v.description('The visitor\'s consent per purpose (granted or denied) and the tool that asked (tcf, consent-mode, gpp, banner, manual); null when none said')),
 })
 
 export const BotDetectionRecord = v.object({

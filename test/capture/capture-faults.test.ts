@@ -44,7 +44,7 @@ function batch(session: string, title: string | null = null): CaptureBatch {
     visit: {
       site_id: 'demo', session_id: session, visitor_id: 'v-1', started_at: at, ended_at: at, ip_address: '203.0.113.9', user_agent: 'UA', country: 'DE',
       city: null, isp: null, organization: null, asn: null, is_vpn: false, is_proxy: false, is_tor: false, is_hosting: false, platform: 'desktop',
-      browser: null, os: null, is_bot: false, bot_reasons: [], referrer: null, landing_url: 'https://shop.example/', click_ids: {}, consent: 'granted', device_hash: null, gpc: false,
+      browser: null, os: null, is_bot: false, bot_reasons: [], referrer: null, landing_url: 'https://shop.example/', click_ids: {}, consent: 'granted', device_hash: null, gpc: false, consent_purposes: null,
     },
   }
 }

@@ -6,12 +6,12 @@ import { runInContext, createContext } from 'node:vm'
 import * as v from 'valibot'
 import { describe, expect, it } from 'vitest'
 import { CollectBody, IdentifyBody } from '../../plugins/capture/protocol.ts'
-import { renderScript, type ScriptSettings } from '../../plugins/capture/script.ts'
+import { CHUNKS, renderChunk, renderScript, type ChunkName, type ScriptSettings } from '../../plugins/capture/script.ts'
 
 interface Sent { url: string, body: Record<string, any>, contentType?: string, beacon: boolean }
 type Listener = (event: unknown) => void
 
-async function browse(options: { settings: ScriptSettings, url?: string, scriptSrc?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean, statuses?: number[] }) {
+async function browse(options: { settings: ScriptSettings, url?: string, scriptSrc?: string, stored?: Record<string, string>, cookie?: string, answer?: unknown, stub?: unknown, failStorage?: boolean, statuses?: number[], globals?: Record<string, unknown> }) {
   const credentials: string[] = []
   const sent: Sent[] = []
   const timers = new Map<number, () => void>()
@@ -40,6 +40,13 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
       documentElement: { getAttribute: () => null },
       addEventListener: on,
       body: { prepend: () => void (banner.mounted = true) },
+      // A chunk of the script (GET /script/<name>) runs when its tag is added, as a browser would once it loaded.
+      head: { appendChild: (tag: { src: string, onload: () => void }) => {
+        const name = new URL(tag.src).pathname.split('/').pop() as ChunkName
+        loaded.push(name)
+        runInContext(chunks[name], context)
+        tag.onload()
+      } },
       createElement: (tag: string) => tag === 'dcgate-consent'
         ? { attachShadow: () => (banner.root = { innerHTML: '', click: [], addEventListener: (_: string, fn: Listener) => banner.root!.click.push(fn) } as never), remove: () => void (banner.removed = true) }
         : { getContext: () => null },
@@ -76,7 +83,10 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
   }
   window.window = window
   if (options.stub) window.dcutils = options.stub
+  Object.assign(window, options.globals)
   const script = await renderScript(options.settings)
+  const chunks = Object.fromEntries(await Promise.all(Object.keys(CHUNKS).map(async (name) => [name, (await renderChunk(name as ChunkName)).body]))) as Record<ChunkName, string>
+  const loaded: ChunkName[] = []
   const context = createContext(window)
   runInContext(script.body, context)
 
@@ -98,7 +108,7 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
     await tick()
   }
   await tick()
-  return { sent, credentials, storage, cookies, banner, dcutils, emit, tick, navigate, window }
+  return { sent, credentials, storage, cookies, banner, dcutils, emit, tick, navigate, window, loaded }
 }
 
 const collects = (sent: Sent[]) => sent.filter((s) => s.url.startsWith('https://t.example/collect?cop_key=ck_1'))
@@ -311,5 +321,60 @@ describe("banner 'always'", () => {
     page.dcutils().track('Lead')
     await page.tick()
     expect(collects(page.sent).every((s) => !('vid' in s.body))).toBe(true)
+  })
+})
+
+describe('the site\'s own consent tool', () => {
+  type TcfListener = (data: unknown, ok: boolean) => void
+  const tcData = (consents: Record<number, boolean>) => ({ eventStatus: 'useractioncomplete', gdprApplies: true, tcString: 'TC-STRING', purpose: { consents } })
+
+  it('with a TCF CMP on the page the banner is never loaded; identifiers wait for purpose 1 and follow every change', async () => {
+    let listener: TcfListener = () => undefined
+    const __tcfapi = (command: string, _version: number, callback: TcfListener) => void (command === 'addEventListener' && (listener = callback))
+    const page = await browse({ settings: { forms: [], banner: 'always' }, globals: { __tcfapi } })
+    expect(page.loaded).toEqual(['cmp'])
+    expect(page.banner.mounted).toBe(false)
+    listener(tcData({ 1: false, 3: true, 4: true, 7: true }), true)
+    page.dcutils().track('refused')
+    await page.tick()
+    expect(collects(page.sent).every((s) => s.body.sid === undefined && s.body.vid === undefined)).toBe(true)
+
+    listener(tcData({ 1: true, 3: true, 4: true, 7: true }), true)
+    page.dcutils().track('granted')
+    await page.tick()
+    const last = collects(page.sent).at(-1)!
+    expect(last.body).toMatchObject({ sid: expect.any(String), consent: 'granted', cmp: { source: 'tcf', tcString: 'TC-STRING' } })
+    // The CMP keeps the record: dcgate stores no choice of its own.
+    expect(page.storage.has('dc_consent')).toBe(false)
+    expect(page.banner.mounted).toBe(false)
+  })
+
+  it('Consent Mode commands pushed before the script count; a denied default is no answer until an update', async () => {
+    const dataLayer: unknown[] = [['consent', 'default', { ad_storage: 'denied', analytics_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied' }]]
+    const page = await browse({ settings: { forms: [], banner: 'off' }, globals: { dataLayer } })
+    expect(collects(page.sent).every((s) => s.body.sid === undefined)).toBe(true)
+    dataLayer.push(['consent', 'update', { analytics_storage: 'granted', ad_storage: 'granted', ad_user_data: 'denied', ad_personalization: 'granted' }])
+    page.dcutils().track('after-update')
+    await page.tick()
+    expect(collects(page.sent).at(-1)!.body).toMatchObject({
+      sid: expect.any(String),
+      cmp: { source: 'consent-mode', analytics_storage: 'granted', ad_storage: 'granted', ad_user_data: 'denied', ad_personalization: 'granted' },
+    })
+  })
+
+  it("consent.source 'manual': no banner and no identifiers until dcutils.consent, which also takes Consent Mode's signals", async () => {
+    const page = await browse({ settings: { forms: [], banner: 'always', consentSource: 'manual' } })
+    expect(page.loaded).toEqual([])
+    expect(page.banner.mounted).toBe(false)
+    expect(collects(page.sent).every((s) => s.body.sid === undefined)).toBe(true)
+    page.dcutils().consent({ analytics_storage: 'granted', ad_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'denied' })
+    page.dcutils().track('after-consent')
+    await page.tick()
+    expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'manual', ad_personalization: 'denied' } })
+  })
+
+  it('without a consent tool, a site that asks nobody loads neither chunk', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' } })
+    expect(page.loaded).toEqual([])
   })
 })

@@ -19,7 +19,7 @@ const visit = fc.record({ session_id: session, user_agent: text, landing_url: fc
   .map(({ session_id, user_agent, landing_url, gclid, started_at }): VisitRow => ({
     site_id: 'shop', session_id, visitor_id: null, started_at, ended_at: started_at + 1000, ip_address: '203.0.113.9', user_agent, country: 'DE', city: null,
     isp: null, organization: null, asn: null, is_vpn: false, is_proxy: false, is_tor: false, is_hosting: false, platform: null, browser: null, os: null,
-    is_bot: false, bot_reasons: [], referrer: null, landing_url, click_ids: gclid === undefined ? {} : { gclid }, consent: 'granted', device_hash: null, gpc: false,
+    is_bot: false, bot_reasons: [], referrer: null, landing_url, click_ids: gclid === undefined ? {} : { gclid }, consent: 'granted', device_hash: null, gpc: false, consent_purposes: null,
   }))
 const batch = fc.record({ events: fc.array(event, { maxLength: 3 }), visit: fc.option(visit, { nil: undefined }) })
   .map(({ events, visit }): CaptureBatch => (visit ? { events, visit } : { events }))

@@ -1,26 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { decideDelivery, type DeliveryFacts } from '../../core/delivery/decide.ts'
+import { decideDelivery } from '../../core/delivery/decide.ts'
+import { facts } from './decide-facts.ts'
 import { toDeliveryRow } from '../../core/delivery/rows.ts'
 import { columnNames, recordsetOf, recordValueOf } from '../../core/db/columns.ts'
 
 // The pure part of accepting a conversion: which platforms get an outbox row, which are skipped and why, and when.
-const facts = (over: Partial<DeliveryFacts> = {}): DeliveryFacts => ({
-  mapping: { kind: 'mapped', standardEvent: 'Purchase', release: 'immediately' },
-  hold: false,
-  match: { isBot: false, consent: 'unknown' },
-  platforms: ['meta', 'google_ads'],
-  trust: 'trusted',
-  chosenId: true,
-  deliver: 'inline',
-  publicGraceSeconds: 120,
-  ...over,
-})
 
 describe('decideDelivery', () => {
   it('sends a mapped conversion to every platform of the site, before answering', () => {
     expect(decideDelivery(facts())).toEqual({
       state: 'accepted', standardEvent: 'Purchase', providers: ['meta', 'google_ads'], skipReason: undefined,
-      sendable: true, inline: true, graceSeconds: 0, keepsBrowser: true,
+      sendable: true, inline: true, graceSeconds: 0, keepsBrowser: true, consent: { rule: 'none' },
     })
   })
 

@@ -70,6 +70,7 @@ describe('the lists answer the spec\'s shapes', () => {
       session_id: `sess-${uuidOf(1n)}`, start_time: '2026-03-01T10:00:00.123456Z', end_time: '2026-03-01T10:01:30.123456Z', duration_ms: 90000,
       page_count: 3, country: 'DE', city: 'Berlin', ip_address: '203.0.113.9', is_vpn: false, is_proxy: false, is_tor: false,
       user_agent: 'Mozilla/5.0 (test)', platform: 'desktop', is_bot: false, bot_reasons: [], referrer: 'https://ref.example/', landing_url: 'https://shop.example.com/',
+      consent_purposes: null,
     })
     expect(body.data.map((r) => r.session_id)).toEqual([1n, 2n, 3n, 4n].map((n) => `sess-${uuidOf(n)}`))
   })

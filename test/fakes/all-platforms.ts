@@ -19,6 +19,8 @@ export interface AllPlatforms {
   destinations: Record<PlatformName, Record<string, unknown>>
   /** The platforms whose fake recorded an accepted event carrying this id (messageId or order id). */
   acceptedBy: (id: string) => PlatformName[]
+  /** The records a fake accepted, as it keeps them (Google: the conversion and the Data Manager event it came from). */
+  accepted: (name: PlatformName) => readonly unknown[]
   /** How many events each fake has accepted so far. */
   acceptedCounts: () => Record<PlatformName, number>
   /** Requests each fake received, to tell "nothing new was sent" from "sent and refused". */
@@ -62,6 +64,7 @@ export async function startAllPlatforms(): Promise<AllPlatforms> {
   const fakes = [meta, google, tiktok, linkedin, microsoft, reddit, pinterest, x]
   return {
     destinations,
+    accepted: (name) => accepted[name](),
     acceptedBy: (id) => PLATFORMS.filter((name) => accepted[name]().some((record) => JSON.stringify(record).includes(`"${id}"`))),
     acceptedCounts: () => Object.fromEntries(PLATFORMS.map((name) => [name, accepted[name]().length])) as Record<PlatformName, number>,
     requestCount: () => fakes.reduce((sum, fake) => sum + fake.requests.length, 0),

@@ -26,6 +26,7 @@ import { Migration20261126041000 } from './Migration20261126041000.ts'
 import { Migration20261128090000 } from './Migration20261128090000.ts'
 import { Migration20261128091000 } from './Migration20261128091000.ts'
 import { Migration20261128091239 } from './Migration20261128091239.ts'
+import { Migration20261128093000 } from './Migration20261128093000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -54,4 +55,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128090000', class: Migration20261128090000 },
   { name: 'Migration20261128091000', class: Migration20261128091000 },
   { name: 'Migration20261128091239', class: Migration20261128091239 },
+  { name: 'Migration20261128093000', class: Migration20261128093000 },
 ]

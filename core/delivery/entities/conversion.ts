@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
+import type { AppliedConsent } from '../../consent/purposes.ts'
 import type { UsPrivacyDecision } from '../decide.ts'
 import type { ClearTraits, ClickIds, ConversionItem, HashedIdentity } from '../types.ts'
 
@@ -69,6 +70,8 @@ export const Conversion = defineEntity({
     state: p.string().length(16),
     /** A US state opt-out and the site's consent.usPrivacy applied to it ({ mode, signal, country?, state? }); null when none. */
     usPrivacy: p.json<UsPrivacyDecision>().nullable(),
+    /** The consent per purpose that applied and the rule that chose it (core/consent/purposes.ts); null before it was kept. */
+    consentPurposes: p.json<AppliedConsent>().nullable(),
     /** When the first refund or cancellation of this order was recorded (core/delivery/queries/refunds.ts); null when none. */
     refundedAt: p.datetime(6).nullable(),
     /** The amount refunded so far, in the conversion's currency; a cancellation or a refund with no amount refunds the whole value. */

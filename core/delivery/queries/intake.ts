@@ -2,6 +2,7 @@
  * The intake's statements, run as prepared statements (core/db/prepared.ts): one read before the write, the write,
  * and the rare supersede of a public copy. Each name is bumped (`…_v2`) whenever its text changes.
  */
+import type { ConsentPurposes } from '../../consent/purposes.ts'
 import { columnNames, recordsetOf, recordValueOf, type Column } from '../../db/columns.ts'
 import { dataErrorCode } from '../../db/data-error.ts'
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
@@ -17,7 +18,7 @@ import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type Delivery
  * applies).
  */
 const LOOK_UP_INTAKE: PreparedStatement = {
-  name: 'dcgate_intake_lookup_v7',
+  name: 'dcgate_intake_lookup_v8',
   text: `with q as (
       select * from unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[]) with ordinality
         as q(site_id, message_id, search, session_id, email_hash, n)
@@ -26,16 +27,16 @@ const LOOK_UP_INTAKE: PreparedStatement = {
       l.visits, l.newest
     from q cross join lateral (
       with v as (
-        select click_ids, consent, is_bot, gpc, landing_url, user_agent, country from visits
+        select click_ids, consent, consent_purposes, is_bot, gpc, landing_url, user_agent, country from visits
         where q.search and site_id = q.site_id and (session_id = q.session_id or email_hash = q.email_hash or email_hashes @> array[q.email_hash])
         order by started_at desc, id desc limit 50)
-      select (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'is_bot', is_bot, 'gpc', gpc)) from v) as visits,
+      select (select json_agg(json_build_object('click_ids', click_ids, 'consent', consent, 'consent_purposes', consent_purposes, 'is_bot', is_bot, 'gpc', gpc)) from v) as visits,
         (select json_build_object('landing_url', landing_url, 'user_agent', user_agent, 'country', country) from v limit 1) as newest
     ) l`,
 }
 
 /** A visit as the intake's lookup returns it. */
-export interface VisitRow { click_ids: Record<string, string>, consent: string, is_bot: boolean, gpc: boolean }
+export interface VisitRow { click_ids: Record<string, string>, consent: string, consent_purposes?: ConsentPurposes | null, is_bot: boolean, gpc: boolean }
 
 /** The newest matched visit's web context and country. */
 export interface NewestVisit { landing_url: string | null, user_agent: string | null, country?: string | null }

@@ -8,6 +8,8 @@ import { erasedReason } from '../clear-fields.ts'
  * from the visitor's consent banner; a server-side conversion with no matched visit has no consent signal (false),
  * and a denied one is never delivered. `us_privacy` is the site's `consent.usPrivacy` that applied to a person who
  * opted out under a US state law (`off`, `limited` or `drop`), null when none did (no opt-out, or not in the US).
+ * `consent_rule` says which consent decided (core/consent/purposes.ts): `conversion` (its own context.consent), `visit` (a
+ * matched visit's purposes), `visit-choice` (a visit's one-bit banner choice) or `none`; `consent_purposes` is that consent.
  * `kind` is `adjustment` for a refund told to the platform (with `refund_id`, `adjustment_type` retraction or
  * restatement, and `adjusted_value` for a restatement); `note` says which rule shaped a request when it was not the
  * usual one (a lead qualified after the platform's event window); `diagnosis` what the platform said later about a
@@ -20,7 +22,7 @@ const LIST_DELIVERIES: PreparedStatement = {
       d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
       c.source, c.source_event_type, c.confirmation, c.order_id, c.value, c.currency, c.country,
       c.consent = 'granted' as has_consent, c.session_id, c.user_id, c.content_name, c.content_category,
-      c.us_privacy ->> 'mode' as us_privacy, d.kind, d.refund_id, d.adjustment ->> 'type' as adjustment_type,
+      c.us_privacy ->> 'mode' as us_privacy, c.consent_purposes ->> 'rule' as consent_rule, c.consent_purposes -> 'purposes' as consent_purposes, d.kind, d.refund_id, d.adjustment ->> 'type' as adjustment_type,
       (d.adjustment ->> 'value')::double precision as adjusted_value, d.note,
       (select g.diagnosis from delivery_diagnostics g where g.delivery_id = d.id) as diagnosis
     from deliveries d join conversions c on c.id = d.conversion_id

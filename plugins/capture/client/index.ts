@@ -15,8 +15,9 @@
  *
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
-import { showBanner } from './banner.ts'
+import type { showBanner } from './banner.ts'
 import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withUetVisitorId } from './click-ids.ts'
+import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
 import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
 import { fingerprint, type Device } from './fingerprint.ts'
@@ -48,7 +49,17 @@ function start(): void {
   if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
   const settings = readSettings()
   const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
-  const state = initialConsent(settings.banner, get(KEYS.consent))
+  /** Loads a chunk of the script (GET /script/<name>) and hands what it exports to `ready`. */
+  const chunk = (name: string, ready: (exported: any) => void): void => {
+    const script = document.createElement('script')
+    script.src = `${tag.base}/script/${name}`
+    script.onload = guard(() => ready((window as any)[`__dcgate_${name}`]))
+    document.head.appendChild(script)
+  }
+  const source = settings.consentSource || 'auto'
+  // The site's consent tool, when one is followed, is asked on every page; dcgate keeps no choice of its own then.
+  const state = initialConsent(settings.banner, get(KEYS.consent), source == 'auto' ? cmpPresent() : source != 'banner')
+  let purposes: CmpConsent | undefined
   const permitted = (): boolean => allowed(state)
   const signals = watchSignals()
   const lang = guard(() => navigator.language)()
@@ -86,6 +97,7 @@ function start(): void {
 
   const queue = createBatcher<Hit>(guard((hits: Hit[], unloading: boolean) => {
     const body: CollectInput = { v: PROTOCOL_VERSION, hits, consent: state.choice || 'unknown', signals: signals(), screen: { w: screen.width, h: screen.height } }
+    if (purposes && state.choice) body.cmp = purposes
     if (lang) body.lang = lang.slice(0, 35)
     if (tz) body.tz = tz.slice(0, 64)
     // Global Privacy Control: the visitor opted out of sale and sharing (the header says so too, but not through a worker).
@@ -104,7 +116,7 @@ function start(): void {
   /** An 'eu' site learns from the server whether this visitor must be asked. */
   function answer(reply: unknown): void {
     const required = (reply as { consent?: { required?: unknown } } | undefined)?.consent?.required
-    if (typeof required !== 'boolean' || state.banner !== 'eu' || state.choice || required === state.required) return
+    if (typeof required !== 'boolean' || state.banner !== 'eu' || state.choice || state.cmp || required === state.required) return
     state.required = required
     if (required) {
       for (const key of [...IDENTIFIERS, KEYS.consent]) remove(key)
@@ -125,18 +137,40 @@ function start(): void {
     for (const view of anonymousViews.splice(0)) queue.push(view)
   }
 
+  /** The built-in banner, a chunk loaded only when a visitor must be asked (GET /script/banner). */
   function banner(): void {
-    if (needsBanner(state) && !closeBanner) closeBanner = showBanner(guard(choose), settings.bannerText)
+    if (!needsBanner(state) || closeBanner) return
+    let close: (() => void) | undefined
+    let closed = false
+    closeBanner = () => void (closed = true, close && close())
+    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose), settings.bannerText))))
   }
 
+  /**
+   * The banner's answer, or `dcutils.consent('granted' | 'denied')`, or `dcutils.consent({ ad_storage,
+   * analytics_storage, ad_user_data, ad_personalization })` (Consent Mode's names, each 'granted' or 'denied').
+   */
   function choose(choice: unknown): void {
-    if (choice !== 'granted' && choice !== 'denied') return
-    state.choice = choice
+    const given = choice && typeof choice == 'object' ? { ...choice, source: 'manual' } as CmpConsent : undefined
+    if (given || choice === 'granted' || choice === 'denied') follow(given ? given.analytics_storage : choice, given)
+  }
+
+  /** Applies a consent: measurement decides identifiers; a change of mind applies from the next hit. */
+  function follow(choice: unknown, consent?: CmpConsent): void {
+    if (consent && consent.source != 'manual' && !state.cmp) {
+      // A consent tool answered: it is followed from now on, and dcgate's banner goes.
+      state.cmp = true
+      remove(KEYS.consent)
+    }
     closeBanner?.()
     closeBanner = undefined
-    if (choice === 'denied') withdraw()
-    set(KEYS.consent, choice)
-    if (choice === 'granted') onPermitted()
+    purposes = consent
+    if (choice !== 'granted' && choice !== 'denied') return
+    const was = state.choice
+    state.choice = choice
+    if (choice === 'denied' && was !== 'denied') withdraw()
+    if (!state.cmp) set(KEYS.consent, choice)
+    if (choice === 'granted' && was !== 'granted') onPermitted()
   }
 
   /** Forgets the identifiers; a visit that had them is told once, so the server stops its conversions too. */
@@ -208,6 +242,11 @@ function start(): void {
   document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && queue.flush(true))
   watchForms(settings.forms, permitted, guard(({ email, fields }) => identify(email, fields, 'form')))
 
+  /** The consent tool reader (GET /script/cmp), which then reports to `follow`. */
+  const readCmp = (): void => chunk('cmp', (watch) => watch(source, guard(follow)))
+  // 'auto' looks again once the page has loaded, for a consent tool loaded after this script.
+  if (state.cmp && source != 'manual') readCmp()
+  else if (source == 'auto') addEventListener('load', guard(() => cmpPresent() && readCmp()))
   view()
   if (permitted()) onPermitted()
   banner()

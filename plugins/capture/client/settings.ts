@@ -1,7 +1,7 @@
 import type { ClientSettings } from '../protocol.ts'
 
 /** The per-site settings renderScript injects; host and cop_key come from the tag at runtime instead. */
-export type Settings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText'>
+export type Settings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText' | 'consentSource'>
 
 /**
  * A free identifier the minifier keeps as is; renderScript (plugins/capture/script.ts) replaces it with the

@@ -1,4 +1,6 @@
 import type { H3Event } from 'h3'
+import type { ConsentPurposes } from '../../../core/consent/purposes.ts'
+import { readConsent } from '../../../core/consent/read.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import { consentRequired, personalAllowed } from '../consent.ts'
@@ -57,7 +59,8 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: Colle
     const required = consentRequired(site, verdict.country, intel)
     const personal = personalAllowed(required, body.consent)
     const gpc = globalPrivacyControl(event, body)
-    const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal, gpc })
+    const purposes = pagePurposes(body.cmp)
+    const batch = toBatch(body, { siteId: site.id, receivedAt, ip: visitor.ip, userAgent: visitor.userAgent, verdict, personal, gpc, purposes })
     // A refusal with the visit id: the script's one-time notice that the visitor withdrew consent.
     if (body.consent === 'denied' && body.sid) batch.withdrawn = { site_id: site.id, session_id: body.sid }
     await journaled(ctx, writer, batch)
@@ -104,4 +107,18 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: Colle
       return handle(event, body, workerVisitor(event, body, ctx.config.server.trustProxy))
     },
   })
+}
+
+/**
+ * The page's consent per purpose. A TC or GPP string the library cannot read does not cost the page views: the
+ * purposes the script read from the same tool stand instead.
+ */
+function pagePurposes(cmp: CollectBody['cmp']): ConsentPurposes | undefined {
+  if (!cmp) return undefined
+  try {
+    return readConsent(cmp, cmp.source)
+  }
+  catch {
+    return readConsent({ ...cmp, tcString: undefined, gppString: undefined }, cmp.source)
+  }
 }

@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
 import type { PluginContext } from '../../../core/plugin.ts'
-import { renderScript } from '../script.ts'
+import { CHUNKS, renderChunk, renderScript, type ChunkName, type RenderedScript } from '../script.ts'
 
 /** A day in caches and browsers, then a week of serving the stale copy while revalidating by ETag. */
 const CACHE_CONTROL = 'public, max-age=86400, stale-while-revalidate=604800'
@@ -25,19 +25,43 @@ export function addScriptRoute(ctx: PluginContext): void {
         event.res.headers.set('cache-control', 'no-store')
         return `/* dcgate: ${query.cop_key ? 'unknown cop_key' : 'cop_key is required'}; check the script tag's src */\n`
       }
-      const script = await renderScript({ forms: site.config.capture.forms, banner: site.config.consent.banner, bannerText: site.config.consent.text })
-      event.res.headers.set('cache-control', CACHE_CONTROL)
-      event.res.headers.set('etag', script.etag)
-      event.res.headers.set('vary', 'Accept-Encoding')
-      if (matchesEtag(event, script.etag)) {
-        event.res.status = 304
-        return null
-      }
-      const encoding = pickEncoding(event)
-      if (encoding) event.res.headers.set('content-encoding', encoding)
-      return encoding === 'br' ? new Uint8Array(script.brotli) : encoding === 'gzip' ? new Uint8Array(script.gzip) : script.body
+      const script = await renderScript({ forms: site.config.capture.forms, banner: site.config.consent.banner, bannerText: site.config.consent.text, consentSource: site.config.consent.source })
+      return serveScript(event, script)
     },
   })
+  for (const name of Object.keys(CHUNKS) as ChunkName[]) {
+    ctx.routes.add({
+      method: 'GET',
+      path: `/script/${name}`,
+      auth: 'none',
+      summary: `The tracking script's ${CHUNK_SUMMARIES[name]}`,
+      description: 'A part of the tracking script it loads only when needed. The same for every site; cached like the script.',
+      tags: ['Capture'],
+      handler: async (event) => {
+        event.res.headers.set('content-type', JS)
+        return serveScript(event, await renderChunk(name))
+      },
+    })
+  }
+}
+
+const CHUNK_SUMMARIES: Record<ChunkName, string> = {
+  cmp: 'consent tool reader (IAB TCF, Google Consent Mode, IAB GPP), loaded when the page has one',
+  banner: 'consent banner, loaded when a visitor must be asked',
+}
+
+/** A rendered script with its cache headers: 304 for a matching ETag, else the best encoding the client takes. */
+function serveScript(event: H3Event, script: RenderedScript): string | Uint8Array | null {
+  event.res.headers.set('cache-control', CACHE_CONTROL)
+  event.res.headers.set('etag', script.etag)
+  event.res.headers.set('vary', 'Accept-Encoding')
+  if (matchesEtag(event, script.etag)) {
+    event.res.status = 304
+    return null
+  }
+  const encoding = pickEncoding(event)
+  if (encoding) event.res.headers.set('content-encoding', encoding)
+  return encoding === 'br' ? new Uint8Array(script.brotli) : encoding === 'gzip' ? new Uint8Array(script.gzip) : script.body
 }
 
 function matchesEtag(event: H3Event, etag: string): boolean {

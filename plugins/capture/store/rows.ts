@@ -33,5 +33,6 @@ export function mergeVisit(seen: VisitRow, row: VisitRow): VisitRow {
     visitor_id: row.visitor_id ?? seen.visitor_id,
     device_hash: row.device_hash ?? seen.device_hash,
     gpc: Boolean(seen.gpc || row.gpc),
+    consent_purposes: row.consent_purposes ?? seen.consent_purposes,
   }
 }

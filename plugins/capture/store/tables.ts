@@ -1,4 +1,5 @@
 import { p } from '@mikro-orm/core'
+import type { ConsentPurposes } from '../../../core/consent/purposes.ts'
 import type { Column, Computed, WireType } from './columns.ts'
 
 /**
@@ -88,6 +89,11 @@ export const VISIT_COLUMNS = {
     insert: 'coalesce(s.gpc, false)',
     update: { sql: 'v.gpc or excluded.gpc' },
   }),
+  /**
+   * The visitor's consent per purpose (core/consent/purposes.ts) as the page's consent tool or dcgate's banner said
+   * it last; null when none said. A journal line written before this column has none.
+   */
+  consent_purposes: column<ConsentPurposes | null>('jsonb', { entity: p.json<ConsentPurposes>().nullable(), update: 'newer' }),
 }
 
 /** The columns of visits the flush computes instead of carrying them in the row (`c`: the events it inserted). */

@@ -69,10 +69,10 @@ export const IDENTIFIED_USERS_PAGE: PreparedStatement = {
 
 /** One row per visit, paged on its start time over the (site_id, started_at, id) index. */
 export const SESSIONS_PAGE: PreparedStatement = {
-  name: 'dcgate_export_sessions_v1',
+  name: 'dcgate_export_sessions_v2',
   text: `select v.id as paging_id, v.session_id, ${sqlTime('v.started_at')} as start_time, ${sqlTime('v.ended_at')} as end_time,
       v.duration_ms::float8 as duration_ms, v.page_count, v.country, v.city, v.ip_address, v.is_vpn, v.is_proxy, v.is_tor,
-      v.user_agent, v.platform, v.is_bot, v.bot_reasons, v.referrer, v.landing_url
+      v.user_agent, v.platform, v.is_bot, v.bot_reasons, v.referrer, v.landing_url, v.consent_purposes
     from visits v
     where v.site_id = $1 and ${sqlPageRange('v.started_at', 'v.id')}
     ${sqlPageOrder('v.started_at', 'v.id')}`,

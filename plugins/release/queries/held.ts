@@ -15,7 +15,7 @@ import { oneOff } from './one-off.ts'
  * Row locks alone let each take some of the rows, and both answer 200.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v5',
+  name: 'dcgate_release_held_v6',
   text: `with one_at_a_time as materialized (
       select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2 || chr(31) || $3, 0))
     ), claimed as (
@@ -29,12 +29,13 @@ const RELEASE_HELD: PreparedStatement = {
         ip = case when cardinality($5::text[]) = 0 then null else c.ip end,
         user_agent = case when cardinality($5::text[]) = 0 then null else c.user_agent end
       from claimed where c.id = claimed.id
-      returning c.id, c.created_at, c.is_bot, c.consent, c.us_privacy
+      returning c.id, c.created_at, c.is_bot, c.consent, c.us_privacy, c.consent_purposes -> 'purposes' ->> 'advertising' = 'denied' as no_ads
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, status, error)
       select gen_random_uuid(), r.id, $1, p.provider,
-        case when r.is_bot or r.consent = 'denied' or r.us_privacy ->> 'mode' = 'drop' then 'skipped' else 'pending' end,
+        case when r.is_bot or r.consent = 'denied' or r.no_ads or r.us_privacy ->> 'mode' = 'drop' then 'skipped' else 'pending' end,
         case when r.is_bot then 'the matched visit was ruled a bot' when r.consent = 'denied' then 'the visitor denied consent'
+          when r.no_ads then 'the visitor''s consent does not allow advertising'
           when r.us_privacy ->> 'mode' = 'drop' then case when r.us_privacy ->> 'signal' = 'gpc' then $7 else $8 end end
       from released r, unnest($5::text[]) as p(provider)
       returning conversion_id

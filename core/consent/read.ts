@@ -1,0 +1,87 @@
+/**
+ * One consent from what a page or a server conversion carries: a TC string, a GPP string, Consent Mode's four
+ * signals, or purposes as dcgate names them. A TC string wins (it is the record the visitor's choice was made in),
+ * then GPP; signals or purposes fill what the strings leave unsaid.
+ */
+import * as v from 'valibot'
+import { fromGppString, GppStringError, MAX_GPP_STRING } from './gpp.ts'
+import { CONSENT_SOURCES, fromConsentMode, type ConsentPurposes, type ConsentSource } from './purposes.ts'
+import { fromTcString, MAX_TC_STRING, TcStringError } from './tcf.ts'
+
+const Signal = v.picklist(['granted', 'denied'], 'must be "granted" or "denied"')
+
+/** The consent fields a conversion's `context.consent` and the script's `cmp` share. */
+export const ConsentFields = {
+  /** A TCF v2 TC string (`__tcfapi` tcData.tcString). */
+  tcString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_TC_STRING))),
+  /** A GPP string (`__gpp` pingData.gppString). */
+  gppString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_GPP_STRING))),
+  ad_storage: v.optional(Signal),
+  analytics_storage: v.optional(Signal),
+  ad_user_data: v.optional(Signal),
+  ad_personalization: v.optional(Signal),
+}
+
+const readable = (read: (text: string) => unknown) => (text: string): boolean => {
+  try {
+    read(text)
+    return true
+  }
+  catch {
+    return false
+  }
+}
+
+/** The same fields for a server conversion, whose strings are refused (400, naming the field) when unreadable. */
+export const CheckedConsentFields = {
+  ...ConsentFields,
+  tcString: v.optional(v.pipe(ConsentFields.tcString.wrapped, v.check(readable(fromTcString), 'is not a TCF v2 TC string'))),
+  gppString: v.optional(v.pipe(ConsentFields.gppString.wrapped, v.check(readable(fromGppString), 'is not a GPP string'))),
+}
+
+/** What the script sends of the page's consent tool (the /collect body's `cmp`). */
+export const ClientConsent = v.object({
+  source: v.picklist(CONSENT_SOURCES),
+  ...ConsentFields,
+  /** The consent tool's purposes the script read (Consent Mode's analytics_storage is measurement). */
+  measurement: v.optional(Signal),
+  advertising: v.optional(Signal),
+})
+export type ClientConsent = v.InferOutput<typeof ClientConsent>
+
+export type ConsentInput = Partial<Pick<ClientConsent, 'tcString' | 'gppString' | 'ad_storage' | 'analytics_storage' | 'ad_user_data' | 'ad_personalization' | 'measurement' | 'advertising'>>
+
+/** A TC or GPP string that cannot be read, named by its field. */
+export class ConsentStringError extends Error {
+  readonly field: 'tcString' | 'gppString'
+  constructor(field: 'tcString' | 'gppString', message: string) {
+    super(message)
+    this.field = field
+  }
+}
+
+/**
+ * The purposes the input says, or undefined when it says none. `source` names the tool when no string does.
+ * Throws ConsentStringError for an unreadable string.
+ */
+export function readConsent(input: ConsentInput, source: ConsentSource): ConsentPurposes | undefined {
+  const signals = { ...fromConsentMode(input, source), ...pick(input) }
+  const said = Object.keys(signals).length > 1
+  if (input.tcString) return { ...signals, ...decode('tcString', () => fromTcString(input.tcString!)) }
+  if (input.gppString) return { ...signals, ...decode('gppString', () => fromGppString(input.gppString!)) }
+  return said ? signals : undefined
+}
+
+function pick(input: ConsentInput): Partial<ConsentPurposes> {
+  return { ...(input.measurement ? { measurement: input.measurement } : {}), ...(input.advertising ? { advertising: input.advertising } : {}) }
+}
+
+function decode(field: 'tcString' | 'gppString', read: () => ConsentPurposes): ConsentPurposes {
+  try {
+    return read()
+  }
+  catch (error) {
+    if (error instanceof TcStringError || error instanceof GppStringError) throw new ConsentStringError(field, error.message)
+    throw error
+  }
+}

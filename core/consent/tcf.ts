@@ -1,0 +1,46 @@
+/**
+ * A TCF v2 TC string (and Google's Additional Consent string) as purposes, decoded with the IAB Tech Lab's own
+ * library. The mapping, with its sources, is in docs/privacy.md ("Consent per purpose").
+ */
+import { TCString } from '@iabtechlabtcf/core'
+import type { ConsentPurposes, Signal } from './purposes.ts'
+
+/**
+ * dcgate platforms by their IAB Global Vendor List id. Only ids read in a published vendor list are here; a
+ * platform without one is judged on the purposes alone (docs/privacy.md says which and why).
+ */
+export const GVL_VENDOR_IDS: Readonly<Record<string, number>> = {
+  // "Google Advertising Products", vendor 755 of the GVL.
+  google_ads: 755,
+}
+
+/** Longest TC string accepted: a full vendor list with publisher restrictions stays far below it. */
+export const MAX_TC_STRING = 8192
+
+export class TcStringError extends Error {}
+
+const signal = (granted: boolean): Signal => (granted ? 'granted' : 'denied')
+
+/** Purposes from a TC string; throws TcStringError when it cannot be read. */
+export function fromTcString(tcString: string): ConsentPurposes {
+  let model: ReturnType<typeof TCString.decode>
+  try {
+    model = TCString.decode(tcString)
+  }
+  catch (error) {
+    throw new TcStringError(`is not a TC string the IAB's library can read (${error instanceof Error ? error.message : 'unreadable'})`)
+  }
+  const has = (purpose: number): boolean => model.purposeConsents.has(purpose)
+  const vendorsDenied = Object.entries(GVL_VENDOR_IDS).filter(([, id]) => !model.vendorConsents.has(id)).map(([name]) => name)
+  return {
+    source: 'tcf',
+    // Purpose 1 (store and/or access information on a device) carries dcgate's first-party identifiers.
+    measurement: signal(has(1)),
+    // Google's TCF mapping: purpose 1 or 7 (measure advertising performance) denied → ad_storage / ad_user_data denied.
+    advertising: signal(has(1) && has(7)),
+    ad_user_data: signal(has(1) && has(7)),
+    // Purposes 3 (personalised advertising profile) and 4 (use it to select ads) → ad_personalization.
+    ad_personalization: signal(has(3) && has(4)),
+    ...(vendorsDenied.length ? { vendors_denied: vendorsDenied } : {}),
+  }
+}
