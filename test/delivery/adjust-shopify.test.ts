@@ -69,11 +69,16 @@ describe('a Shopify refund of an order delivered to Google Ads and Meta', () => 
     await expect.poll(() => google.restatements.length, { timeout: 15_000 }).toBe(1)
     const [sale, restatement] = google.ingests.filter((i) => i.status === 200).map((i) => i.body)
     expect(restatement!.destinations).toEqual(sale!.destinations)
-    // The sale's event again with the value left; the browser's user agent was erased once the sale was delivered, and
-    // Google keeps the one it recorded (only the value and currency of a matched event are updated).
+    // The sale's event again with the value left; the browser's user agent and the address (fields kept in clear) were
+    // erased once the sale was delivered, and Google keeps what it recorded (only the value and currency of a matched
+    // event are updated); the hashed email and phone still identify it.
     const { landingPageDeviceInfo, ...clickIds } = sale!.events[0].adIdentifiers
     expect(landingPageDeviceInfo).toBeDefined()
-    expect(restatement!.events).toEqual([{ ...sale!.events[0], adIdentifiers: clickIds, conversionValue: 160, currency: 'EUR' }])
+    const identifiers = sale!.events[0].userData.userIdentifiers as Record<string, unknown>[]
+    expect(identifiers.some((identifier) => 'address' in identifier)).toBe(true)
+    const hashedOnly = identifiers.filter((identifier) => !('address' in identifier))
+    expect(hashedOnly.length).toBeGreaterThan(0)
+    expect(restatement!.events).toEqual([{ ...sale!.events[0], adIdentifiers: clickIds, userData: { ...sale!.events[0].userData, userIdentifiers: hashedOnly }, conversionValue: 160, currency: 'EUR' }])
     expect(google.restatements[0]).toMatchObject({
       orderId: `shopify-order-${ORDER_ID}`, conversionAction: 'customers/1234567890/conversionActions/111', from: { value: sale!.events[0].conversionValue, currency: 'EUR' },
     })
