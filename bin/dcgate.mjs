@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// The `dcgate` command: runs the TypeScript CLI in this same process (no build step, one process for
-// signals). Importing `tsx` registers its ESM and CommonJS hooks, exactly as `node --import tsx` does, so a
-// config file written in TypeScript or CommonJS loads from any folder.
-import 'tsx'
+// The `dcgate` command (and `npm start`): runs the TypeScript CLI in this same process, with no build step and no
+// loader. Node.js 22.18+ and 24 strip the types themselves; this file stays plain JavaScript so an older Node can
+// say what it needs instead of failing on the first `.ts` import. One process, so signals reach dcgate.
+if (!process.features.typescript) {
+  process.stderr.write(`dcgate needs Node.js 22 (22.18 or later) or 24; this Node.js (${process.version}) does not run TypeScript files.\n`)
+  process.exit(1)
+}
 
 await import('../dcgate.ts')

@@ -1,8 +1,8 @@
 /**
  * What plugins/capture/intel costs: boot time and memory of createVisitIntel, and classify() per call.
  *
- *   node --import tsx test/bench/intel.bench.ts          # 100k calls per scenario
- *   BENCH_CALLS=1000000 node --import tsx test/bench/intel.bench.ts
+ *   node test/bench/intel.bench.ts          # 100k calls per scenario
+ *   BENCH_CALLS=1000000 node test/bench/intel.bench.ts
  *
  * Scenarios: a realistic mix (many addresses, some repeated as a visit's hits are, a few hundred user agents, so the
  * UA cache hits), every call from a new address (the address cache never hits), every call with a new user agent

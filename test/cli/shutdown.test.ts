@@ -9,7 +9,7 @@ import {
 // Each test spawns processes of 1-4 s (more on a loaded machine).
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 
-// A .ts config (the child runs under tsx) with an inline plugin whose route takes 1.5 s.
+// A .ts config (Node strips its types) with an inline plugin whose route takes 1.5 s.
 const CONFIG = `import { defineConfig, definePlugin } from '${CORE_INDEX_URL}'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

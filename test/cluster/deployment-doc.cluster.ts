@@ -11,6 +11,7 @@ import { createClusterDatabase } from './services.ts'
 const run = promisify(execFile)
 const DOC = readFileSync(join(REPO_ROOT, 'docs/deployment.md'), 'utf8')
 const CLUSTER_SOURCES = ['instances.ts', 'services.ts', 'three-instances.cluster.ts'].map((f) => readFileSync(join(REPO_ROOT, 'test/cluster', f), 'utf8')).join('\n')
+const CONTAINER_SOURCES = ['run.sh', 'lib.sh'].map((f) => readFileSync(join(REPO_ROOT, 'test/container', f), 'utf8')).join('\n')
 
 type Check =
   /** Run here, with the page's paths pointed at a scratch copy and DATABASE_URL at a database of this run. */
@@ -19,8 +20,14 @@ type Check =
   | { exists: string }
   /** The cluster test runs it: these words are in its source. */
   | { cluster: string[] }
+  /** The container test (test/container/run.sh, npm run test:container) runs or checks it: these words are in its source. */
+  | { container: string[] }
 
 const CHECKS: Record<string, Check> = {
+  'cp docs/deployment/compose.env.example .env': { exists: 'cp' },
+  // No Docker daemon here: the container test builds the image compose.yaml builds, runs it, and checks the file.
+  'docker compose up -d': { container: ['-f compose.yaml config', 'pm build --pull=never --format docker "${RUN_FLAGS[@]}" -f Containerfile'] },
+  'docker compose exec dcgate node bin/dcgate.mjs keys create --site demo --name first': { container: ['exec "$name" node bin/dcgate.mjs', 'keys create --site demo'] },
   'systemd-analyze verify docs/deployment/dcgate.service': { run: true },
   'sudo useradd --system --home-dir /var/lib/dcgate --shell /usr/sbin/nologin dcgate': { exists: 'useradd' },
   'sudo cp docs/deployment/dcgate.service /etc/systemd/system/dcgate.service': { exists: 'cp' },
@@ -103,6 +110,10 @@ describe('docs/deployment.md', () => {
 
   it.each(Object.entries(CHECKS).flatMap(([command, check]) => ('cluster' in check ? [[command, check.cluster]] : [])))('the cluster test runs: %s', (_command, needles) => {
     for (const needle of needles) expect(CLUSTER_SOURCES).toContain(needle)
+  })
+
+  it.each(Object.entries(CHECKS).flatMap(([command, check]) => ('container' in check ? [[command, check.container]] : [])))('the container test runs: %s', (_command, needles) => {
+    for (const needle of needles) expect(CONTAINER_SOURCES).toContain(needle)
   })
 })
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { childEnv, freePort, REPO_ROOT, runDcgate, sleep, type RunResult } from '../helpers/server-process.ts'
 
-/** One dcgate process of the cluster, started as `npm start` starts it: `node --import tsx dcgate.ts start`. */
+/** One dcgate process of the cluster, started as `npm start` starts it: `node bin/dcgate.mjs start`. */
 export interface Instance {
   name: string
   /** http://127.0.0.1:<port>, straight to this instance (Caddy's upstream address). */
@@ -51,7 +51,7 @@ export async function startInstance(options: InstanceOptions): Promise<Instance>
 
   const spawnIt = async () => {
     output = ''
-    child = spawn(process.execPath, ['--import', 'tsx', 'dcgate.ts', 'start'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    child = spawn(process.execPath, ['bin/dcgate.mjs', 'start'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     running.add(child)
     const current = child
     exited = new Promise((resolve) => current.once('close', () => {

@@ -9,7 +9,7 @@ import { freshDatabase, type TestDatabase } from './database.ts'
 /** The repository root: the child's cwd, as when an operator runs `npx dcgate` there. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const BIN = join(REPO_ROOT, 'bin/dcgate.mjs')
-/** What a config file outside the repo imports defineConfig/definePlugin from (the child runs under tsx). */
+/** What a config file outside the repo imports defineConfig/definePlugin from (the child strips its types as Node does for every .ts file outside node_modules). */
 export const CORE_INDEX_URL = pathToFileURL(join(REPO_ROOT, 'core/index.ts')).href
 
 /** A line of a Node stack trace (`    at fn (file:1:2)`); users must never see one. */
