@@ -1,0 +1,22 @@
+// The V8 settings the server's memory figures depend on (docs/architecture.md, "Memory"). V8 reads them once, when
+// Node starts, so bin/dcgate.mjs gives them by executing Node again in the same process (process.execve: same pid,
+// so signals still reach dcgate), before anything else is loaded.
+
+/**
+ * - A young generation of at most 8 MB a semi-space: Node 24 grows it up to 64 MB under boot's allocations and then
+ *   keeps the pages, about 110 MB of RSS that hold nothing.
+ * - WebAssembly stays on V8's baseline compiler (Liftoff): optimising PGlite's largest functions (the embedded
+ *   database) takes some 600 MB of memory at its peak and keeps 100-150 MB of it.
+ */
+export const SERVER_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--liftoff-only']
+
+/**
+ * The flags to add for this command line: none unless it runs the server (`start`), and none the operator already
+ * set (on Node's command line or in NODE_OPTIONS, `--no-liftoff-only` included), so theirs win.
+ */
+export function missingServerFlags(args: readonly string[], execArgv: readonly string[], nodeOptions = ''): string[] {
+  if (!args.includes('start')) return []
+  const name = (flag: string) => flag.split('=')[0]!.replace(/^--no-/, '--')
+  const given = new Set([...execArgv, ...nodeOptions.split(/\s+/)].map(name))
+  return SERVER_FLAGS.filter((flag) => !given.has(name(flag)))
+}

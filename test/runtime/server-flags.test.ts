@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { SERVER_FLAGS, missingServerFlags } from '../../core/cli/server-flags.ts'
+import { BIN, childEnv, runCommand, tempDir } from '../helpers/server-process.ts'
+
+// Issue 26: the server's memory needs two V8 settings that only work when given as Node starts; bin/dcgate.mjs
+// executes Node again with them, in the same process, for `dcgate start` (docs/architecture.md, "Memory").
+describe('the server\'s Node flags', () => {
+  it('are added for start only, and never over a value the operator gave', () => {
+    expect(missingServerFlags(['start'], [])).toEqual(['--max-semi-space-size=8', '--liftoff-only'])
+    expect(missingServerFlags(['start', '--config', 'x.ts'], ['--max-semi-space-size=32'])).toEqual(['--liftoff-only'])
+    expect(missingServerFlags(['start'], [], '--max-old-space-size=300 --max-semi-space-size=16')).toEqual(['--liftoff-only'])
+    expect(missingServerFlags(['start'], ['--no-liftoff-only'])).toEqual(['--max-semi-space-size=8'])
+    expect(missingServerFlags(['keys', 'list', '--site', 'demo'], [])).toEqual([])
+  })
+
+  it('dcgate start runs in the same process with them; an admin command runs as it was started', async () => {
+    // Each Node that starts prints its pid and flags: the first one, then the one executed in its place.
+    const env = childEnv({ DCGATE_DATA_DIR: tempDir(), NODE_OPTIONS: '--import=data:text/javascript,console.error(JSON.stringify([process.pid,process.execArgv]))' })
+    const start = await runCommand(process.execPath, [BIN, 'start', '--help'], env)
+    const [first, second] = start.stderr.trim().split('\n').map((line) => JSON.parse(line) as [number, string[]])
+    expect(start.code).toBe(0)
+    expect(first![1]).toEqual([])
+    expect(second).toEqual([first![0], SERVER_FLAGS])
+    const admin = await runCommand(process.execPath, [BIN, 'keys', '--help'], env)
+    expect(admin.stderr.trim().split('\n')).toHaveLength(1)
+  })
+})
