@@ -1,13 +1,13 @@
 /**
  * Builds and renders the browser tracking script (source: ./client). The bundle is built once per process with
- * esbuild; each site's script is that bundle with its settings injected, precompressed, with a strong ETag.
+ * esbuild, loaded for that build only: its service (a child process of its own) is stopped once the bundle is made.
+ * Each site's script is that bundle with its settings injected, precompressed, with a strong ETag.
  * Host and cop_key are not injected: the script reads them from its own tag, so one render serves every site
  * with the same settings.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { build } from 'esbuild'
 import type { ClientSettings } from './protocol.ts'
 
 export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText'>
@@ -32,7 +32,16 @@ const renders = new Map<string, Promise<RenderedScript>>()
 
 /** The minified IIFE of client/index.ts, built in memory once per process (a failed build is retried next call). */
 export function buildClientBundle(): Promise<string> {
-  bundle ??= build({
+  bundle ??= bundleClient().catch((error: unknown) => {
+    bundle = undefined
+    throw error
+  })
+  return bundle
+}
+
+async function bundleClient(): Promise<string> {
+  const esbuild = await import('esbuild')
+  const result = await esbuild.build({
     entryPoints: [ENTRY],
     bundle: true,
     write: false,
@@ -42,16 +51,11 @@ export function buildClientBundle(): Promise<string> {
     target: 'es2019',
     legalComments: 'none',
     logLevel: 'silent',
-  }).then((result) => {
-    const code = result.outputFiles[0]?.text ?? ''
-    const placeholders = code.split(SETTINGS_PLACEHOLDER).length - 1
-    if (placeholders !== 1) throw new Error(`The tracking script bundle must read ${SETTINGS_PLACEHOLDER} exactly once; it does ${placeholders} times (see plugins/capture/client/settings.ts)`)
-    return code
-  }).catch((error: unknown) => {
-    bundle = undefined
-    throw error
-  })
-  return bundle
+  }).finally(() => esbuild.stop())
+  const code = result.outputFiles[0]?.text ?? ''
+  const placeholders = code.split(SETTINGS_PLACEHOLDER).length - 1
+  if (placeholders !== 1) throw new Error(`The tracking script bundle must read ${SETTINGS_PLACEHOLDER} exactly once; it does ${placeholders} times (see plugins/capture/client/settings.ts)`)
+  return code
 }
 
 /** The script for one site's settings: body, strong ETag and gzip/brotli forms, memoised per settings. */

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { buildClientBundle, renderScript, SETTINGS_PLACEHOLDER } from '../../plugins/capture/script.ts'
@@ -13,6 +14,19 @@ describe('the tracking script bundle', () => {
     expect(bundle.trimEnd()).toMatch(/\}\)\(\);$/)
     expect(bundle.split('\n').length).toBeLessThanOrEqual(2)
     expect(await buildClientBundle()).toBe(bundle)
+  })
+
+  it('leaves no esbuild service running once built (a process of its own, tens of MB)', () => {
+    const children = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        return stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[1] === String(process.pid) && stat.includes('(esbuild)')
+      }
+      catch {
+        return false // exited meanwhile
+      }
+    })
+    expect(children).toEqual([])
   })
 
   it(`is ${gzipped} bytes gzipped, within ${MAX_GZIP_BYTES}`, () => {
