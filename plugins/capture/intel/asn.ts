@@ -56,24 +56,40 @@ function forEachRow(buffer: Buffer, wantOrg: (asn: number) => boolean, onRow: (r
   }
 }
 
-function packageDir(): string {
-  return dirname(createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`))
+/**
+ * The organisation of each ASN (about 91k) as one string with the sorted ASNs and where each name starts: 3 MB,
+ * where a Map of 91k strings kept 8 MB of heap for the life of the process.
+ */
+function toNameTable(names: ReadonlyMap<number, string>): { get: (asn: number) => string | undefined } {
+  const asns = Uint32Array.from(names.keys()).sort()
+  const starts = new Uint32Array(asns.length + 1)
+  const parts: string[] = []
+  // A loop, not a callback: a closure here would share this scope with get() and keep `names` alive.
+  for (let i = 0, at = 0; i < asns.length; i++) {
+    const name = names.get(asns[i]!)!
+    starts[i] = at
+    parts.push(name)
+    at += name.length
+    starts[i + 1] = at
+  }
+  const text = parts.join('')
+  return {
+    get(asn) {
+      let low = 0
+      let high = asns.length - 1
+      while (low <= high) {
+        const middle = (low + high) >>> 1
+        if (asns[middle] === asn) return text.slice(starts[middle], starts[middle + 1])
+        if (asns[middle]! < asn) low = middle + 1
+        else high = middle - 1
+      }
+      return undefined
+    },
+  }
 }
 
-/** "2.3.2026061719" → "2026-06-17": the package version carries the build date of the data (YYYYMMDDHH). */
-export function dateFromVersion(version: string): string | undefined {
-  const match = /\.(\d{4})(\d{2})(\d{2})\d{2}$/.exec(version)
-  return match ? `${match[1]}-${match[2]}-${match[3]}` : undefined
-}
-
-export async function loadAsn(): Promise<AsnLookup> {
-  const dir = packageDir()
-  const [pkg, v4, v6] = await Promise.all([
-    readFile(join(dir, 'package.json'), 'utf8'),
-    readFile(join(dir, 'asn-ipv4-num.csv')),
-    readFile(join(dir, 'asn-ipv6-num.csv')),
-  ])
-  const version = (JSON.parse(pkg) as { version: string }).version
+/** The range table and the names, from the two CSVs. A function of its own, so the lookup's closure keeps neither the builder nor the Map of names. */
+function parseTables(v4: Buffer, v6: Buffer): { table: RangeTable, organizations: ReturnType<typeof toNameTable> } {
   const names = new Map<number, string>()
   const wantOrg = (asn: number) => !names.has(asn)
   const remember = (asn: number, org: string | undefined) => {
@@ -92,7 +108,28 @@ export async function loadAsn(): Promise<AsnLookup> {
     builder.add6(Number(start >> 96n), Number((start >> 64n) & low64), Number(end >> 96n), Number((end >> 64n) & low64), row.asn)
     remember(row.asn, row.org)
   })
-  const table: RangeTable = builder.build()
+  return { table: builder.build(), organizations: toNameTable(names) }
+}
+
+function packageDir(): string {
+  return dirname(createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`))
+}
+
+/** "2.3.2026061719" → "2026-06-17": the package version carries the build date of the data (YYYYMMDDHH). */
+export function dateFromVersion(version: string): string | undefined {
+  const match = /\.(\d{4})(\d{2})(\d{2})\d{2}$/.exec(version)
+  return match ? `${match[1]}-${match[2]}-${match[3]}` : undefined
+}
+
+export async function loadAsn(): Promise<AsnLookup> {
+  const dir = packageDir()
+  const [pkg, v4, v6] = await Promise.all([
+    readFile(join(dir, 'package.json'), 'utf8'),
+    readFile(join(dir, 'asn-ipv4-num.csv')),
+    readFile(join(dir, 'asn-ipv6-num.csv')),
+  ])
+  const version = (JSON.parse(pkg) as { version: string }).version
+  const { table, organizations } = parseTables(v4, v6)
 
   return {
     info: {
@@ -104,7 +141,7 @@ export async function loadAsn(): Promise<AsnLookup> {
     lookup(key) {
       const asn = table.lookup(key)
       if (asn === undefined || asn === 0) return undefined
-      return { asn, organization: names.get(asn) }
+      return { asn, organization: organizations.get(asn) }
     },
   }
 }
