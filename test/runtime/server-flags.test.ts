@@ -6,10 +6,10 @@ import { BIN, childEnv, runCommand, tempDir } from '../helpers/server-process.ts
 // executes Node again with them, in the same process, for `dcgate start` (docs/architecture.md, "Memory").
 describe('the server\'s Node flags', () => {
   it('are added for start only, and never over a value the operator gave', () => {
-    expect(missingServerFlags(['start'], [])).toEqual(['--max-semi-space-size=8', '--liftoff-only'])
-    expect(missingServerFlags(['start', '--config', 'x.ts'], ['--max-semi-space-size=32'])).toEqual(['--liftoff-only'])
-    expect(missingServerFlags(['start'], [], '--max-old-space-size=300 --max-semi-space-size=16')).toEqual(['--liftoff-only'])
-    expect(missingServerFlags(['start'], ['--no-liftoff-only'])).toEqual(['--max-semi-space-size=8'])
+    expect(missingServerFlags(['start'], [])).toEqual(['--max-semi-space-size=8', '--liftoff-only', '--expose-gc'])
+    expect(missingServerFlags(['start', '--config', 'x.ts'], ['--max-semi-space-size=32'])).toEqual(['--liftoff-only', '--expose-gc'])
+    expect(missingServerFlags(['start'], [], '--max-old-space-size=300 --max-semi-space-size=16 --expose-gc')).toEqual(['--liftoff-only'])
+    expect(missingServerFlags(['start'], ['--no-liftoff-only'])).toEqual(['--max-semi-space-size=8', '--expose-gc'])
     expect(missingServerFlags(['keys', 'list', '--site', 'demo'], [])).toEqual([])
   })
 
