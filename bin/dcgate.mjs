@@ -7,11 +7,11 @@ if (!process.features.typescript) {
   process.exit(1)
 }
 
-const { missingServerFlags } = await import('../core/cli/server-flags.ts')
+const { missingServerFlags, serverEnv } = await import('../core/cli/server-flags.ts')
 const flags = missingServerFlags(process.argv.slice(2), process.execArgv, process.env.NODE_OPTIONS)
 // Without process.execve (Windows) the server runs with Node's defaults and uses more memory.
 if (flags.length > 0 && typeof process.execve === 'function') {
-  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)])
+  process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], serverEnv(process.env))
 }
 
 await import('../dcgate.ts')
