@@ -66,12 +66,16 @@ createServer((request, response) => {
     response.end(JSON.stringify({ ok: true, bytes: Buffer.concat(chunks).length }))
   })
 }).listen(${port}, '127.0.0.1')`
-  const server = await startUntilReady(['--input-type=module', '-e', source], {}, `http://127.0.0.1:${port}`)
+  // A .mjs file: `node -e` would load Node's TypeScript stripper (about 17 MB) to read the source.
+  const dir = mkdtempSync(join(tmpdir(), 'dcgate-footprint-bare-'))
+  writeFileSync(join(dir, 'server.mjs'), source)
+  const server = await startUntilReady([join(dir, 'server.mjs')], {}, `http://127.0.0.1:${port}`)
   try {
     return await measureServer('bare node:http', server, `${server.url}/collect`, `${server.url}/conversions`, null)
   }
   finally {
     await stopProcess(server.child)
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
@@ -139,7 +143,7 @@ function hits(url: string): Load {
   let n = 0
   const body = (visitor: typeof visitors[number]): CollectBody => ({
     v: 1, sid: visitor.sid, vid: visitor.vid,
-    hits: [{ t: 'pageview', hid: `hit-${(++n).toString(36)}`, ts: Date.now(), url: `${ORIGIN}/products/${n % 40}`, title: 'A product' }],
+    hits: [{ t: 'pageview', hid: `hit-${(++n).toString(36).padStart(8, '0')}`, ts: Date.now(), url: `${ORIGIN}/products/${n % 40}`, title: 'A product' }],
     consent: 'granted', signals: { interactions: 3, sinceLoadMs: 4000, firstInteractionMs: 900 },
     screen: { w: 1920, h: 1080 }, lang: 'en-US', tz: 'Europe/Berlin',
   })
