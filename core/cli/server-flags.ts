@@ -1,6 +1,6 @@
-// The V8 settings the server's memory figures depend on (docs/architecture.md, "Memory"). V8 reads them once, when
-// Node starts, so bin/dcgate.mjs gives them by executing Node again in the same process (process.execve: same pid,
-// so signals still reach dcgate), before anything else is loaded.
+// The V8 flags and malloc settings the server's memory figures depend on (docs/architecture.md, "Memory"). V8 and
+// glibc read them once, when the process starts, so bin/dcgate.mjs gives them by executing Node again in the same
+// process (process.execve: same pid, so signals still reach dcgate), before anything else is loaded.
 
 /**
  * - A young generation of at most 8 MB a semi-space: Node 24 grows it up to 64 MB under boot's allocations and then
