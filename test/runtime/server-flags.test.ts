@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest'
-import { SERVER_FLAGS, missingServerFlags, serverEnv } from '../../core/cli/server-flags.ts'
+import { SERVER_FLAGS, missingServerFlags, serverEnv, serverFlags } from '../../core/cli/server-flags.ts'
 import { BIN, childEnv, runCommand, tempDir } from '../helpers/server-process.ts'
 
 // Issue 26: the server's memory needs two V8 settings that only work when given as Node starts; bin/dcgate.mjs
 // executes Node again with them, in the same process, for `dcgate start` (docs/architecture.md, "Memory").
 describe('the server\'s Node flags', () => {
+  it('ask Node 24 for its memory saver mode, which Node 22 does not have', () => {
+    expect(serverFlags('24.3.0')).toEqual(['--max-semi-space-size=8', '--liftoff-only', '--expose-gc', '--memory-saver-mode'])
+    expect(serverFlags('22.18.0')).toEqual(['--max-semi-space-size=8', '--liftoff-only', '--expose-gc', '--heap-growing-percent=30'])
+  })
+
   it('are added for start only, and never over a value the operator gave', () => {
-    expect(missingServerFlags(['start'], [])).toEqual(['--max-semi-space-size=8', '--liftoff-only', '--expose-gc'])
-    expect(missingServerFlags(['start', '--config', 'x.ts'], ['--max-semi-space-size=32'])).toEqual(['--liftoff-only', '--expose-gc'])
-    expect(missingServerFlags(['start'], [], '--max-old-space-size=300 --max-semi-space-size=16 --expose-gc')).toEqual(['--liftoff-only'])
-    expect(missingServerFlags(['start'], ['--no-liftoff-only'])).toEqual(['--max-semi-space-size=8', '--expose-gc'])
+    const [semiSpace, liftoff, exposeGc, collection] = SERVER_FLAGS
+    expect(missingServerFlags(['start'], [])).toEqual(SERVER_FLAGS)
+    expect(missingServerFlags(['start', '--config', 'x.ts'], ['--max-semi-space-size=32'])).toEqual([liftoff, exposeGc, collection])
+    expect(missingServerFlags(['start'], [], `--max-old-space-size=300 --max-semi-space-size=16 --expose-gc ${collection}`)).toEqual([liftoff])
+    expect(missingServerFlags(['start'], ['--no-liftoff-only'])).toEqual([semiSpace, exposeGc, collection])
     expect(missingServerFlags(['keys', 'list', '--site', 'demo'], [])).toEqual([])
   })
 
