@@ -2,7 +2,6 @@ import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql'
 import type { EntitySchema } from '@mikro-orm/core'
 import { Migrator } from '@mikro-orm/migrations'
 import { BootError } from '../errors.ts'
-import { startEmbeddedDatabase } from './embedded.ts'
 import { migrations } from './migrations/index.ts'
 import { withoutStatement } from './loggable-error.ts'
 import { connectionSettings, createQueryGuard, registerQueryGuard, withoutStatementTimeout, type DatabaseTimeouts } from './timeouts.ts'
@@ -42,7 +41,8 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  const embedded = options.url ? undefined : await startEmbeddedDatabase(options.dataDir, options.embeddedTemplate)
+  // PGlite (its module and WASM) is loaded only for the embedded database: a server on PostgreSQL never needs it.
+  const embedded = options.url ? undefined : await (await import('./embedded.ts')).startEmbeddedDatabase(options.dataDir, options.embeddedTemplate)
   const url = options.url ?? embedded!.url
   try {
     // The embedded database runs in this process: it cannot go silent on a network, and its one connection is

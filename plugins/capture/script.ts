@@ -1,13 +1,13 @@
 /**
  * Builds and renders the browser tracking script (source: ./client). The bundle is built once per process with
- * esbuild; each site's script is that bundle with its settings injected, precompressed, with a strong ETag.
+ * esbuild, loaded for that build only: its service (a child process of its own) is stopped once the bundle is made.
+ * Each site's script is that bundle with its settings injected, precompressed, with a strong ETag.
  * Host and cop_key are not injected: the script reads them from its own tag, so one render serves every site
  * with the same settings.
  */
 import { createHash } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
-import { build } from 'esbuild'
 import type { ClientSettings } from './protocol.ts'
 
 export type ScriptSettings = Pick<ClientSettings, 'forms' | 'banner' | 'bannerText' | 'consentSource'>
@@ -36,9 +36,14 @@ const MAX_RENDERS = 500
 let bundle: Promise<string> | undefined
 const renders = new Map<string, Promise<RenderedScript>>()
 
+/** Builds in flight: esbuild's service process (about 14 MB) is stopped once none is, and restarts on the next build. */
+let building = 0
+
 /** The minified IIFE of an entry, built in memory. */
-function buildEntry(entry: string): Promise<string> {
-  return build({
+async function buildEntry(entry: string): Promise<string> {
+  const esbuild = await import('esbuild')
+  building++
+  const result = await esbuild.build({
     entryPoints: [entry],
     bundle: true,
     write: false,
@@ -48,7 +53,10 @@ function buildEntry(entry: string): Promise<string> {
     target: 'es2019',
     legalComments: 'none',
     logLevel: 'silent',
-  }).then((result) => result.outputFiles[0]?.text ?? '')
+  }).finally(() => {
+    if (--building === 0) void esbuild.stop()
+  })
+  return result.outputFiles[0]?.text ?? ''
 }
 
 const chunks = new Map<ChunkName, Promise<RenderedScript>>()

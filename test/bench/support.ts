@@ -149,17 +149,17 @@ export async function waitFor(url: string, method = 'GET'): Promise<void> {
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Warm-up (discarded), then SECONDS measured with CONNECTIONS keep-alive connections: 2xx per second, latency
- * percentiles of every response, the server's RSS before, after and every 5 s, and CPU per 2xx response.
+ * Warm-up (discarded), then `seconds` (default SECONDS) measured with CONNECTIONS keep-alive connections: 2xx per
+ * second, latency percentiles of every response, the server's RSS before, after and every 5 s, and CPU per 2xx response.
  */
-export async function measure(label: string, server: ChildProcess, load: Load): Promise<Figures> {
+export async function measure(label: string, server: ChildProcess, load: Load, seconds = SECONDS): Promise<Figures> {
   const pid = server.pid!
   const warmup = await runLoad(load, WARMUP_SECONDS, null)
   const rssStartMb = rss(pid)
   const cpu = startCpuMeter(pid)
   const latencies: number[] = []
   const rssSampler = sampleRss(pid)
-  const result = await runLoad(load, SECONDS, latencies).finally(rssSampler.stop)
+  const result = await runLoad(load, seconds, latencies).finally(rssSampler.stop)
   const rssEndMb = rss(pid)
   const counted = (run: Result) => (load.counts ? run.statusCodeStats[load.counts]?.count ?? 0 : run['2xx'])
   const perResponse = cpu.perResponse(Math.max(1, counted(result)))

@@ -1,8 +1,24 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { buildClientBundle, renderScript, SETTINGS_PLACEHOLDER } from '../../plugins/capture/script.ts'
 
 const MAX_GZIP_BYTES = 6144
+/** Live esbuild processes whose parent is this process (the test runner may have one of its own for transforms). */
+function esbuildChildren(): string[] {
+  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const [state, parent] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+      // A stopped service is a zombie (state Z) until Node reaps it: it holds no memory.
+      return parent === String(process.pid) && state !== 'Z' && stat.includes('(esbuild)')
+    }
+    catch {
+      return false // exited meanwhile
+    }
+  })
+}
+const esbuildBefore = esbuildChildren()
 const bundle = await buildClientBundle()
 const gzipped = gzipSync(bundle, { level: 9 }).length
 console.log(`tracking script: ${bundle.length} bytes minified, ${gzipped} bytes gzipped (budget ${MAX_GZIP_BYTES})`)
@@ -13,6 +29,10 @@ describe('the tracking script bundle', () => {
     expect(bundle.trimEnd()).toMatch(/\}\)\(\);$/)
     expect(bundle.split('\n').length).toBeLessThanOrEqual(2)
     expect(await buildClientBundle()).toBe(bundle)
+  })
+
+  it('leaves no esbuild service running once built (a process of its own, tens of MB)', () => {
+    expect(esbuildChildren()).toEqual(esbuildBefore)
   })
 
   it(`is ${gzipped} bytes gzipped, within ${MAX_GZIP_BYTES}`, () => {

@@ -66,6 +66,38 @@ function forEachRow(buffer: Buffer, ipv4: boolean, wantOrg: (asn: number) => boo
   }
 }
 
+/**
+ * The organisation of each ASN (about 91k) as one string with the sorted ASNs and where each name starts: 3 MB,
+ * where a Map of 91k strings kept 8 MB of heap for the life of the process.
+ */
+function toNameTable(names: ReadonlyMap<number, string>): { get: (asn: number) => string | undefined } {
+  const asns = Uint32Array.from(names.keys()).sort()
+  const starts = new Uint32Array(asns.length + 1)
+  const parts: string[] = []
+  // A loop, not a callback: a closure here would share this scope with get() and keep `names` alive.
+  for (let i = 0, at = 0; i < asns.length; i++) {
+    const name = names.get(asns[i]!)!
+    starts[i] = at
+    parts.push(name)
+    at += name.length
+    starts[i + 1] = at
+  }
+  const text = parts.join('')
+  return {
+    get(asn) {
+      let low = 0
+      let high = asns.length - 1
+      while (low <= high) {
+        const middle = (low + high) >>> 1
+        if (asns[middle] === asn) return text.slice(starts[middle], starts[middle + 1])
+        if (asns[middle]! < asn) low = middle + 1
+        else high = middle - 1
+      }
+      return undefined
+    },
+  }
+}
+
 function packageDir(): string {
   return dirname(createRequire(import.meta.url).resolve(`${PACKAGE}/package.json`))
 }
@@ -84,6 +116,7 @@ export async function loadAsn(dataDir?: string): Promise<AsnLookup> {
   const saved = file === undefined ? undefined : readSavedAsn(file)
   const { table, names } = saved ? { table: createTable(saved.four, saved.six), names: saved.names } : await parseAsn(dir)
   if (file !== undefined && !saved) saveAsn(file, table, names)
+  const organizations = toNameTable(names)
 
   return {
     info: {
@@ -95,7 +128,7 @@ export async function loadAsn(dataDir?: string): Promise<AsnLookup> {
     lookup(key) {
       const asn = table.lookup(key)
       if (asn === undefined || asn === 0) return undefined
-      return { asn, organization: names.get(asn) }
+      return { asn, organization: organizations.get(asn) }
     },
   }
 }
