@@ -53,6 +53,10 @@ export interface ClickIds {
   msclkid?: string
   /** The Microsoft UET tag's visitor id (its `_uetvid` cookie), sent to Microsoft as `anonymousId`. */
   uetvid?: string
+  /** The GA tag's client id from its `_ga` cookie (`GA1.1.<a>.<b>` → `<a>.<b>`), sent to GA4 as `client_id`. */
+  ga?: string
+  /** The GA tag's session from its `_ga_<container>` cookie, as `<container>.<session id>`, sent to that stream as `session_id`. */
+  ga_session?: string
   rdt_cid?: string
   epik?: string
   twclid?: string

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
+import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withGaCookies, withMetaCookies, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
 import { allowed, initialConsent, needsBanner } from '../../plugins/capture/client/consent.ts'
 import { CLICK_ID_KEYS, PROTOCOL_VERSION, SCRIPT_TAG_ID } from '../../plugins/capture/client/constants.ts'
 import { toDevice, toHex } from '../../plugins/capture/client/fingerprint.ts'
@@ -98,6 +98,15 @@ describe('click ids', () => {
     expect(withUetVisitorId({ uetvid: 'kept' }, '_uetvid=')).toEqual({ uetvid: 'kept' })
     expect(withUetVisitorId({}, '_uetsid=abc')).toEqual({})
     expect(withUetVisitorId({}, `_uetvid=${'a'.repeat(481)}`)).toEqual({})
+  })
+
+  it("takes the Google tag's client id from _ga and its session from _ga_<container>, and never makes one up", () => {
+    const cookies = 'a=1; _ga=GA1.1.1197596843.1732780000; _ga_ABC123XYZ=GS1.1.1732786400.3.1.1732786500.0.0.0'
+    expect(withGaCookies({ gclid: 'G' }, cookies)).toEqual({ gclid: 'G', ga: '1197596843.1732780000', ga_session: 'ABC123XYZ.1732786400' })
+    // The newer GS2 session cookie: s<session>$o<count>…
+    expect(withGaCookies({}, '_ga_ABC123XYZ=GS2.1.s1732786400$o3$g1$t1732786500$j60$l0$h0')).toEqual({ ga_session: 'ABC123XYZ.1732786400' })
+    expect(withGaCookies({ ga: 'kept' }, '_ga=garbage')).toEqual({ ga: 'kept' })
+    expect(withGaCookies({}, '_gid=GA1.1.1.2')).toEqual({})
   })
 
   it('reads cookies and stored ids defensively', () => {

@@ -78,13 +78,32 @@ export function withUetVisitorId(ids: ClickIds, cookies: string): ClickIds {
   return uetvid && uetvid.length <= MAX ? { ...ids, uetvid } : ids
 }
 
+/**
+ * The Google tag's ids, where the site runs gtag: the client id of its `_ga` cookie (`GA1.1.<a>.<b>` → `<a>.<b>`),
+ * which GA4's Measurement Protocol takes as `client_id`, and the session of the first `_ga_<container>` cookie
+ * (`GS1.1.<session>.…`, or `GS2.1.s<session>$o…`) as `<container>.<session>`. Like `_uetvid`, never made up.
+ */
+export function withGaCookies(ids: ClickIds, cookies: string): ClickIds {
+  const out = { ...ids }
+  const client = /^GA\d\.\d+\.(\d+\.\d+)$/.exec(readCookie(cookies, '_ga')?.trim() || '')
+  if (client) out.ga = client[1]
+  for (const part of cookies.split(';')) {
+    const cookie = /^\s*_ga_([A-Z0-9]{4,20})=GS\d\.\d+\.s?(\d+)/.exec(part)
+    if (cookie) {
+      out.ga_session = `${cookie[1]}.${cookie[2]}`
+      break
+    }
+  }
+  return out
+}
+
 /** Ids that name the browser, not a click: they are not dropped after 90 days. */
-const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid'])
+const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid', 'ga', 'ga_session'])
 
 /**
  * A click id is kept 90 days from when it was first seen: the longest click-through window the platforms accept
- * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`)
- * stay.
+ * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`,
+ * `ga`, `ga_session`) stay.
  */
 export const CLICK_ID_MAX_AGE_MS = 90 * 86_400_000
 
