@@ -4,7 +4,7 @@
  * Names match case-insensitively and with or without leading underscores, so cookie names (`_fbc`, `_fbp`)
  * work as well as query parameters (`gclid`).
  */
-const NAMES = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'dc_session_id'] as const
+const NAMES = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid', 'dc_session_id'] as const
 const BY_KEY = new Map<string, string>(NAMES.map((name) => [name.toLowerCase(), name]))
 
 /** Cookies whose name is not the id's name: Microsoft UET keeps msclkid in `_uetmsclkid`, Google in `_gcl_aw` as GCL.<time>.<gclid>. */

@@ -61,6 +61,8 @@ export interface ClickIds {
   epik?: string
   twclid?: string
   ScCid?: string
+  /** The Snap Pixel's browser id (its `_scid` cookie), sent to Snapchat as `sc_cookie1`. */
+  scid?: string
   /** Meta's Lead Ads lead id (`leadgen_id`, 15-17 digits), given by the integrator; sent with a CRM-qualified lead. */
   fb_lead_id?: string
   /** TikTok's id of a lead its lead form collected, given by the integrator; the lead then goes to TikTok as a CRM event. */

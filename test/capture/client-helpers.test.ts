@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withGaCookies, withMetaCookies, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
+import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withGaCookies, withMetaCookies, withSnapCookie, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
 import { allowed, initialConsent, needsBanner } from '../../plugins/capture/client/consent.ts'
 import { CLICK_ID_KEYS, PROTOCOL_VERSION, SCRIPT_TAG_ID } from '../../plugins/capture/client/constants.ts'
 import { toDevice, toHex } from '../../plugins/capture/client/fingerprint.ts'
@@ -107,6 +107,12 @@ describe('click ids', () => {
     expect(withGaCookies({}, '_ga_ABC123XYZ=GS2.1.s1732786400$o3$g1$t1732786500$j60$l0$h0')).toEqual({ ga_session: 'ABC123XYZ.1732786400' })
     expect(withGaCookies({ ga: 'kept' }, '_ga=garbage')).toEqual({ ga: 'kept' })
     expect(withGaCookies({}, '_gid=GA1.1.1.2')).toEqual({})
+  })
+
+  it("takes the Snap Pixel's browser id from _scid, and never makes one up", () => {
+    expect(withSnapCookie({ ScCid: 'S' }, 'a=1; _scid=5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13')).toEqual({ ScCid: 'S', scid: '5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13' })
+    expect(withSnapCookie({ scid: 'kept' }, '_scid=')).toEqual({ scid: 'kept' })
+    expect(withSnapCookie({}, '_scid_r=abc')).toEqual({})
   })
 
   it('reads cookies and stored ids defensively', () => {

@@ -97,13 +97,19 @@ export function withGaCookies(ids: ClickIds, cookies: string): ClickIds {
   return out
 }
 
+/** The Snap Pixel's browser id, from its `_scid` cookie where the site runs the pixel (Snap's `sc_cookie1`); never made up. */
+export function withSnapCookie(ids: ClickIds, cookies: string): ClickIds {
+  const scid = readCookie(cookies, '_scid')?.trim()
+  return scid && scid.length <= MAX ? { ...ids, scid } : ids
+}
+
 /** Ids that name the browser, not a click: they are not dropped after 90 days. */
-const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid', 'ga', 'ga_session'])
+const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid', 'ga', 'ga_session', 'scid'])
 
 /**
  * A click id is kept 90 days from when it was first seen: the longest click-through window the platforms accept
  * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`,
- * `ga`, `ga_session`) stay.
+ * `ga`, `ga_session`, `scid`) stay.
  */
 export const CLICK_ID_MAX_AGE_MS = 90 * 86_400_000
 
