@@ -69,38 +69,24 @@ export function withMetaCookies(ids: ClickIds, cookies: string, now: number, cre
 }
 
 /**
- * The Microsoft UET tag's visitor id, from its `_uetvid` cookie, where the site runs the tag: Microsoft's Conversions
- * API wants it with every event (`anonymousId`). Without the cookie (no tag, or the tag's consent mode denied
- * storage) the kept one stays; dcgate never makes one up, since only the tag's own id matches Microsoft's.
+ * Ids the site's own tags keep in cookies, where the site runs them; without a cookie the kept id stays, and none is
+ * ever made up (only the tag's own id matches the platform's):
+ * - `_uetvid`, the Microsoft UET tag's visitor id, which Microsoft's Conversions API wants with every event (`anonymousId`);
+ * - `_scid`, the Snap Pixel's browser id (Snap's `sc_cookie1`);
+ * - `_ga`, the Google tag's client id (`GA1.1.<a>.<b>` → `<a>.<b>`), GA4's `client_id`;
+ * - the first `_ga_<container>` (`GS1.1.<session>.…` or `GS2.1.s<session>$…`), kept as `<container>.<session>`.
  */
-export function withUetVisitorId(ids: ClickIds, cookies: string): ClickIds {
-  const uetvid = readCookie(cookies, '_uetvid')?.trim()
-  return uetvid && uetvid.length <= MAX ? { ...ids, uetvid } : ids
-}
-
-/**
- * The Google tag's ids, where the site runs gtag: the client id of its `_ga` cookie (`GA1.1.<a>.<b>` → `<a>.<b>`),
- * which GA4's Measurement Protocol takes as `client_id`, and the session of the first `_ga_<container>` cookie
- * (`GS1.1.<session>.…`, or `GS2.1.s<session>$o…`) as `<container>.<session>`. Like `_uetvid`, never made up.
- */
-export function withGaCookies(ids: ClickIds, cookies: string): ClickIds {
+export function withTagCookies(ids: ClickIds, cookies: string): ClickIds {
   const out = { ...ids }
-  const client = /^GA\d\.\d+\.(\d+\.\d+)$/.exec(readCookie(cookies, '_ga')?.trim() || '')
-  if (client) out.ga = client[1]
-  for (const part of cookies.split(';')) {
-    const cookie = /^\s*_ga_([A-Z0-9]{4,20})=GS\d\.\d+\.s?(\d+)/.exec(part)
-    if (cookie) {
-      out.ga_session = `${cookie[1]}.${cookie[2]}`
-      break
-    }
+  const keep = (key: ClickIdKey, pattern: RegExp) => {
+    const match = pattern.exec(cookies)
+    if (match) out[key] = match.slice(1).join('.')
   }
+  keep('uetvid', /(?:^|; *)_uetvid=([^;\s]{1,480})(?:;|$)/)
+  keep('scid', /(?:^|; *)_scid=([^;\s]{1,480})(?:;|$)/)
+  keep('ga', /(?:^|; *)_ga=GA\d\.\d+\.(\d+\.\d+)(?:;|$)/)
+  keep('ga_session', /(?:^|; *)_ga_(\w{4,20})=GS\d\.\d+\.s?(\d+)/)
   return out
-}
-
-/** The Snap Pixel's browser id, from its `_scid` cookie where the site runs the pixel (Snap's `sc_cookie1`); never made up. */
-export function withSnapCookie(ids: ClickIds, cookies: string): ClickIds {
-  const scid = readCookie(cookies, '_scid')?.trim()
-  return scid && scid.length <= MAX ? { ...ids, scid } : ids
 }
 
 /** Ids that name the browser, not a click: they are not dropped after 90 days. */

@@ -16,7 +16,7 @@
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
 import { showBanner } from './banner.ts'
-import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withGaCookies, withMetaCookies, withSnapCookie, withUetVisitorId } from './click-ids.ts'
+import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withTagCookies } from './click-ids.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
 import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
 import { fingerprint, type Device } from './fingerprint.ts'
@@ -80,9 +80,7 @@ function start(): void {
   function keepClickIds(): void {
     const now = Date.now()
     const fromUrl = extractClickIds(location.search, now, clickIds.ids)
-    const cookies = document.cookie
-    const browserIds = withSnapCookie(withGaCookies(withUetVisitorId(withMetaCookies(fromUrl, cookies, now, permitted()), cookies), cookies), cookies)
-    clickIds = stampClickIds(clickIds, browserIds, now)
+    clickIds = stampClickIds(clickIds, withTagCookies(withMetaCookies(fromUrl, document.cookie, now, permitted()), document.cookie), now)
     if (permitted() && Object.keys(clickIds.ids).length) set(KEYS.clickIds, formatClickIds(clickIds))
   }
 
