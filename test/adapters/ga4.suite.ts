@@ -133,6 +133,9 @@ testAdPlatform<Ga4Options>({
         expect(clientIdOf(purchaseFixture())).toBe(derived)
         expect(ga4.skipReason!({ ...purchaseFixture(), identity: {}, clickIds: {} }, resolved)).toMatch(/no _ga client id/)
         expect(ga4.skipReason!({ ...purchaseFixture(), identity: {}, clickIds: { ga: CLIENT_ID } }, resolved)).toBeUndefined()
+        // A server conversion may give the cookie's value; anything not a client id is not used as one.
+        expect(clientIdOf({ ...purchaseFixture(), clickIds: { ga: `GA1.1.${CLIENT_ID}` } })).toBe(CLIENT_ID)
+        expect(clientIdOf({ ...purchaseFixture(), clickIds: { ga: 'garbage' } })).toBe(derived)
       })
 
       it('sends session_id only for the stream whose container the _ga_<container> cookie names', () => {

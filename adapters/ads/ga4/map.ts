@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AdjustmentEvent, ConsentState, ConversionEvent, PlatformRequest } from '../../../core/delivery/types.ts'
-import { isSha256Hex } from '../../shared/helpers.ts'
+import { gaClientId, isSha256Hex } from '../../shared/helpers.ts'
 import { ga4EventFor, type Ga4EventMapping } from './events.ts'
 
 export const GA4_HOSTS = { global: 'https://www.google-analytics.com', eu: 'https://region1.google-analytics.com' } as const
@@ -62,7 +62,8 @@ export function requestGroupOf(event: ConversionEvent): string {
  * lands on one GA4 user. Undefined when there is neither.
  */
 export function clientIdOf(event: ConversionEvent): string | undefined {
-  const kept = event.clickIds.ga?.trim()
+  // Given by a server conversion, it may still be in the cookie's form (GA1.1.<a>.<b>).
+  const kept = gaClientId(event.clickIds.ga)
   if (kept) return kept
   const basis = event.identity.externalId ?? event.identity.email
   if (!isSha256Hex(basis)) return undefined
