@@ -7,6 +7,8 @@ import microsoftAds from './ads/microsoft-ads/index.ts'
 import reddit from './ads/reddit/index.ts'
 import pinterest from './ads/pinterest/index.ts'
 import x from './ads/x/index.ts'
+import ga4 from './ads/ga4/index.ts'
+import snapchat from './ads/snapchat/index.ts'
 import shopify from './sources/shopify/index.ts'
 import woocommerce from './sources/woocommerce/index.ts'
 import stripe from './sources/stripe/index.ts'
@@ -20,7 +22,7 @@ import salesforce from './crm/salesforce/index.ts'
  * definition exported by a folder under adapters/ads, adapters/crm or adapters/sources is missing here.
  */
 export const adapters: readonly AnyDefinition[] = [
-  meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x,
+  meta, googleAds, tiktok, linkedin, microsoftAds, reddit, pinterest, x, ga4, snapchat,
   shopify, woocommerce, stripe, ...automationTools,
   hubspot, pipedrive, salesforce,
 ]

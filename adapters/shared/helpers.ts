@@ -79,3 +79,8 @@ export function retry(message: string, afterMs: number | undefined): DeliveryOut
 export function outcomeByStatus(status: number, headers: Headers, message: string): DeliveryOutcome {
   return isRetryableStatus(status, headers) ? retry(message, retryAfterMs(headers)) : { status: 'rejected', message }
 }
+
+/** GA4's client id from a `_ga` cookie value (`GA1.1.<a>.<b>`) or as given (`<a>.<b>`); anything else is not one. */
+export function gaClientId(value: string | undefined): string | undefined {
+  return /^(?:GA\d\.\d+\.)?(\d+\.\d+)$/.exec(value?.trim() ?? '')?.[1]
+}

@@ -4,14 +4,21 @@
  * Names match case-insensitively and with or without leading underscores, so cookie names (`_fbc`, `_fbp`)
  * work as well as query parameters (`gclid`).
  */
-const NAMES = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'dc_session_id'] as const
+import { gaClientId } from '../shared/helpers.ts'
+
+const NAMES = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid', 'dc_session_id'] as const
 const BY_KEY = new Map<string, string>(NAMES.map((name) => [name.toLowerCase(), name]))
 
-/** Cookies whose name is not the id's name: Microsoft UET keeps msclkid in `_uetmsclkid`, Google in `_gcl_aw` as GCL.<time>.<gclid>. */
+/**
+ * Cookies whose name or form is not the id's: Microsoft UET keeps msclkid in `_uetmsclkid`, Google in `_gcl_aw` as
+ * GCL.<time>.<gclid>, and the Google tag its client id in `_ga` as GA1.1.<a>.<b> (GA4's client_id is `<a>.<b>`).
+ */
 const COOKIES = new Map<string, { name: string, read: (value: string) => string | undefined }>([
   ['uetmsclkid', { name: 'msclkid', read: (value) => value }],
   ['gcl_aw', { name: 'gclid', read: (value) => value.split('.').slice(2).join('.') || undefined }],
+  ['ga', { name: 'ga', read: gaClientId }],
 ])
+
 
 export type ClickIdRecord = Record<string, string>
 

@@ -2,7 +2,7 @@ import type { ConsentPurposes } from '../consent/purposes.ts'
 import type { NewestVisit, VisitRow } from './queries/intake.ts'
 import type { ClickIds } from './types.ts'
 
-export const CLICK_ID_NAMES = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'fb_lead_id', 'tt_lead_id'] as const satisfies readonly (keyof ClickIds)[]
+export const CLICK_ID_NAMES = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid', 'fb_lead_id', 'tt_lead_id'] as const satisfies readonly (keyof ClickIds)[]
 
 export interface VisitMatch {
   /** Visits found for the session id or the email. */

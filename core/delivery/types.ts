@@ -54,10 +54,16 @@ export interface ClickIds {
   msclkid?: string
   /** The Microsoft UET tag's visitor id (its `_uetvid` cookie), sent to Microsoft as `anonymousId`. */
   uetvid?: string
+  /** The GA tag's client id from its `_ga` cookie (`GA1.1.<a>.<b>` → `<a>.<b>`), sent to GA4 as `client_id`. */
+  ga?: string
+  /** The GA tag's session from its `_ga_<container>` cookie, as `<container>.<session id>`, sent to that stream as `session_id`. */
+  ga_session?: string
   rdt_cid?: string
   epik?: string
   twclid?: string
   ScCid?: string
+  /** The Snap Pixel's browser id (its `_scid` cookie), sent to Snapchat as `sc_cookie1`. */
+  scid?: string
   /** Meta's Lead Ads lead id (`leadgen_id`, 15-17 digits), given by the integrator; sent with a CRM-qualified lead. */
   fb_lead_id?: string
   /** TikTok's id of a lead its lead form collected, given by the integrator; the lead then goes to TikTok as a CRM event. */

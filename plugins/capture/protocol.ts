@@ -16,7 +16,7 @@ export const PROTOCOL_VERSION = 1
 export const SCRIPT_TAG_ID = 'dcgate-script'
 
 /** Click ids the script keeps from the landing URL (and the _fbp cookie), first-party, per visitor. */
-export const CLICK_ID_KEYS = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'rdt_cid', 'epik', 'twclid', 'ScCid'] as const
+export const CLICK_ID_KEYS = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid'] as const
 
 const Id = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 URL-safe characters'))
 const Url = v.pipe(v.string(), v.maxLength(4096))

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies, withUetVisitorId } from '../../plugins/capture/client/click-ids.ts'
+import { CLICK_ID_MAX_AGE_MS, extractClickIds, formatClickIds, newFbp, parseClickIds, readCookie, stampClickIds, toFbc, withMetaCookies, withTagCookies } from '../../plugins/capture/client/click-ids.ts'
 import { allowed, initialConsent, needsBanner } from '../../plugins/capture/client/consent.ts'
 import { CLICK_ID_KEYS, PROTOCOL_VERSION, SCRIPT_TAG_ID } from '../../plugins/capture/client/constants.ts'
 import { toDevice, toHex } from '../../plugins/capture/client/fingerprint.ts'
@@ -94,10 +94,25 @@ describe('click ids', () => {
   })
 
   it("takes the UET tag's visitor id from _uetvid, keeps the kept one without the cookie, and never makes one up", () => {
-    expect(withUetVisitorId({ gclid: 'G' }, 'a=1; _uetvid=839d8b10dcb111ee9d98ad5bcaa80a53')).toEqual({ gclid: 'G', uetvid: '839d8b10dcb111ee9d98ad5bcaa80a53' })
-    expect(withUetVisitorId({ uetvid: 'kept' }, '_uetvid=')).toEqual({ uetvid: 'kept' })
-    expect(withUetVisitorId({}, '_uetsid=abc')).toEqual({})
-    expect(withUetVisitorId({}, `_uetvid=${'a'.repeat(481)}`)).toEqual({})
+    expect(withTagCookies({ gclid: 'G' }, 'a=1; _uetvid=839d8b10dcb111ee9d98ad5bcaa80a53')).toEqual({ gclid: 'G', uetvid: '839d8b10dcb111ee9d98ad5bcaa80a53' })
+    expect(withTagCookies({ uetvid: 'kept' }, '_uetvid=')).toEqual({ uetvid: 'kept' })
+    expect(withTagCookies({}, '_uetsid=abc')).toEqual({})
+    expect(withTagCookies({}, `_uetvid=${'a'.repeat(481)}`)).toEqual({})
+  })
+
+  it("takes the Google tag's client id from _ga and its session from _ga_<container>, and never makes one up", () => {
+    const cookies = 'a=1; _ga=GA1.1.1197596843.1732780000; _ga_ABC123XYZ=GS1.1.1732786400.3.1.1732786500.0.0.0'
+    expect(withTagCookies({ gclid: 'G' }, cookies)).toEqual({ gclid: 'G', ga: '1197596843.1732780000', ga_session: 'ABC123XYZ.1732786400' })
+    // The newer GS2 session cookie: s<session>$o<count>…
+    expect(withTagCookies({}, '_ga_ABC123XYZ=GS2.1.s1732786400$o3$g1$t1732786500$j60$l0$h0')).toEqual({ ga_session: 'ABC123XYZ.1732786400' })
+    expect(withTagCookies({ ga: 'kept' }, '_ga=garbage')).toEqual({ ga: 'kept' })
+    expect(withTagCookies({}, '_gid=GA1.1.1.2')).toEqual({})
+  })
+
+  it("takes the Snap Pixel's browser id from _scid, and never makes one up", () => {
+    expect(withTagCookies({ ScCid: 'S' }, 'a=1; _scid=5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13')).toEqual({ ScCid: 'S', scid: '5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13' })
+    expect(withTagCookies({ scid: 'kept' }, '_scid=')).toEqual({ scid: 'kept' })
+    expect(withTagCookies({}, '_scid_r=abc')).toEqual({})
   })
 
   it('reads cookies and stored ids defensively', () => {

@@ -184,6 +184,22 @@ describe("banner 'off'", () => {
     expect(collects(without.sent)[0]!.body.clickIds).not.toHaveProperty('uetvid')
   })
 
+  it("keeps the Google tag's client id (_ga) and session (_ga_<container>) where the site runs gtag", async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' }, cookie: '_ga=GA1.1.1197596843.1732780000; _ga_ABC123XYZ=GS2.1.s1732786400$o3$g1$t1732786500$j60$l0$h0' })
+    const [hit] = collects(page.sent)
+    valid(CollectBody, hit!.body)
+    expect(hit!.body.clickIds).toMatchObject({ ga: '1197596843.1732780000', ga_session: 'ABC123XYZ.1732786400' })
+    const without = await browse({ settings: { forms: [], banner: 'off' } })
+    expect(collects(without.sent)[0]!.body.clickIds).not.toHaveProperty('ga')
+  })
+
+  it("keeps the Snap Pixel's browser id (_scid) beside the ScCid click id", async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' }, url: 'https://shop.example/?ScCid=9c1e8a52', cookie: '_scid=5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13' })
+    const [hit] = collects(page.sent)
+    valid(CollectBody, hit!.body)
+    expect(hit!.body.clickIds).toMatchObject({ ScCid: '9c1e8a52', scid: '5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13' })
+  })
+
   it('stops sending a kept click id 90 days after it was first seen', async () => {
     const day = 86_400_000
     const stored = { dc_cids: JSON.stringify({ gclid: 'G-old', msclkid: 'M-recent', _t: { gclid: Date.now() - 91 * day, msclkid: Date.now() - 10 * day } }) }

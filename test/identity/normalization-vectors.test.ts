@@ -26,6 +26,8 @@ const OPTIONS: Record<string, Record<string, unknown>> = {
   pinterest: { adAccountId: '549755885175', accessToken: 'token' },
   x: { consumerKey: 'ck', consumerSecret: 'cs', accessToken: 'at', accessTokenSecret: 'as', pixelId: 'o8z6j', events: { Purchase: 'o87ne' } },
   linkedin: { accessToken: 'token', conversionRules: { Purchase: '101' } },
+  ga4: { measurementId: 'G-ABC123XYZ', apiSecret: 'secret' },
+  snapchat: { pixelId: '1ec32188-754e-4be2-8e55-c949a984a39f', accessToken: 'token' },
 }
 
 /** Meta's user_data key, and the trait it is made from, for each HashedIdentity variant Meta takes. */

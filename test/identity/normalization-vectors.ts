@@ -154,4 +154,25 @@ export const NORMALIZATION_VECTORS: VectorBlock[] = [
       { input: { email: ' Jane.Doe@Example.com ' }, field: 'email', expected: { text: 'jane.doe@example.com' }, derived: 'LinkedIn publishes no rule; trim and lowercase, as every other platform' },
     ],
   },
+  {
+    platform: 'ga4',
+    source: 'https://developers.google.com/analytics/devguides/collection/ga4/uid-data',
+    read: '2026-11-28',
+    cases: [
+      { input: { email: ' John.Smith@GMAIL.com ' }, field: 'emailGoogle', expected: { text: 'johnsmith@gmail.com' }, derived: 'trim, lowercase, and remove the periods before the domain of gmail.com and googlemail.com addresses' },
+      { input: { email: 'Jane.Doe@Example.com' }, field: 'emailGoogle', expected: { text: 'jane.doe@example.com' }, derived: 'periods kept for other domains' },
+      { input: { phone: '+1 (650) 555-1212' }, field: 'phoneE164', expected: { text: '+16505551212' }, derived: 'sha256_phone_number: remove all non-digit characters, add the + prefix (E.164)' },
+    ],
+  },
+  {
+    platform: 'snapchat',
+    source: 'https://developers.snap.com/api/marketing-api/Conversions-API/Parameters',
+    read: '2026-11-28',
+    cases: [
+      { input: { email: 'Person@Example.com' }, field: 'email', expected: { text: 'person@example.com', sha256: '542d240129883c019e106e3b1b2d3f3cb3537c43c425364de8e951d5a3083345' } },
+      { input: { phone: '+44 844 412 4653' }, field: 'phoneDigits', expected: { text: '448444124653', sha256: 'dc008fda46e2e64002cf2f82a4906236282d431c4f75e5b60bfe79fc48546383' } },
+      { input: { first_name: 'John' }, field: 'firstName', expected: { text: 'john', sha256: '96d9632f363564cc3032521409cf22a852f2032eec099ed5967c0d000cec607a' } },
+      { input: { first_name: 'Raphaël' }, field: 'firstName', expected: { text: 'raphaël', sha256: 'e74bb89e718fe1e19c422a48382870399f8bf7ca8dfa008739e75b0be76627b7' } },
+    ],
+  },
 ]

@@ -47,6 +47,12 @@ describe('click ids from name/value pairs', () => {
     })
   })
 
+  it("reads the Google tag's _ga cookie as GA4's client id, and the Snap Pixel's _scid as scid", () => {
+    expect(clickIdsFrom([['_ga', 'GA1.1.1197596843.1732780000'], ['_scid', '5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13']])).toEqual({ ga: '1197596843.1732780000', scid: '5d3e1f0a-9c2b-4a7e-8f61-2b9d0c4e7a13' })
+    expect(clickIdsFrom([['ga', '1197596843.1732780000']])).toEqual({ ga: '1197596843.1732780000' })
+    expect(clickIdsFrom([['_ga', 'not-a-client-id']])).toEqual({})
+  })
+
   it("reads the Microsoft UET tag's _uetvid cookie a storefront saved with the order as uetvid", () => {
     expect(clickIdsFrom([['_uetvid', '839d8b10dcb111ee9d98ad5bcaa80a53'], ['_uetsid', 'session']])).toEqual({ uetvid: '839d8b10dcb111ee9d98ad5bcaa80a53' })
   })

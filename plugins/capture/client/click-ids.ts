@@ -69,22 +69,33 @@ export function withMetaCookies(ids: ClickIds, cookies: string, now: number, cre
 }
 
 /**
- * The Microsoft UET tag's visitor id, from its `_uetvid` cookie, where the site runs the tag: Microsoft's Conversions
- * API wants it with every event (`anonymousId`). Without the cookie (no tag, or the tag's consent mode denied
- * storage) the kept one stays; dcgate never makes one up, since only the tag's own id matches Microsoft's.
+ * Ids the site's own tags keep in cookies, where the site runs them; without a cookie the kept id stays, and none is
+ * ever made up (only the tag's own id matches the platform's):
+ * - `_uetvid`, the Microsoft UET tag's visitor id, which Microsoft's Conversions API wants with every event (`anonymousId`);
+ * - `_scid`, the Snap Pixel's browser id (Snap's `sc_cookie1`);
+ * - `_ga`, the Google tag's client id (`GA1.1.<a>.<b>` → `<a>.<b>`), GA4's `client_id`;
+ * - the first `_ga_<container>` (`GS1.1.<session>.…` or `GS2.1.s<session>$…`), kept as `<container>.<session>`.
  */
-export function withUetVisitorId(ids: ClickIds, cookies: string): ClickIds {
-  const uetvid = readCookie(cookies, '_uetvid')?.trim()
-  return uetvid && uetvid.length <= MAX ? { ...ids, uetvid } : ids
+export function withTagCookies(ids: ClickIds, cookies: string): ClickIds {
+  const out = { ...ids }
+  const keep = (key: ClickIdKey, pattern: RegExp) => {
+    const match = pattern.exec(cookies)
+    if (match) out[key] = match.slice(1).join('.')
+  }
+  keep('uetvid', /(?:^|; *)_uetvid=([^;\s]{1,480})(?:;|$)/)
+  keep('scid', /(?:^|; *)_scid=([^;\s]{1,480})(?:;|$)/)
+  keep('ga', /(?:^|; *)_ga=GA\d\.\d+\.(\d+\.\d+)(?:;|$)/)
+  keep('ga_session', /(?:^|; *)_ga_(\w{4,20})=GS\d\.\d+\.s?(\d+)/)
+  return out
 }
 
 /** Ids that name the browser, not a click: they are not dropped after 90 days. */
-const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid'])
+const BROWSER_IDS: ReadonlySet<ClickIdKey> = new Set(['fbp', 'uetvid', 'ga', 'ga_session', 'scid'])
 
 /**
  * A click id is kept 90 days from when it was first seen: the longest click-through window the platforms accept
- * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`)
- * stay.
+ * (Google Ads, Microsoft Ads), so an older one would be refused or left unattributed. Browser ids (`fbp`, `uetvid`,
+ * `ga`, `ga_session`, `scid`) stay.
  */
 export const CLICK_ID_MAX_AGE_MS = 90 * 86_400_000
 

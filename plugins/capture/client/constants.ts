@@ -7,7 +7,7 @@ import type { CLICK_ID_KEYS as ProtocolClickIdKeys, PROTOCOL_VERSION as Protocol
 
 export const PROTOCOL_VERSION: typeof ProtocolVersion = 1
 export const SCRIPT_TAG_ID: typeof ProtocolScriptTagId = 'dcgate-script'
-export const CLICK_ID_KEYS = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'rdt_cid', 'epik', 'twclid', 'ScCid'] as const satisfies typeof ProtocolClickIdKeys
+export const CLICK_ID_KEYS = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid'] as const satisfies typeof ProtocolClickIdKeys
 export type ClickIdKey = typeof CLICK_ID_KEYS[number]
 
 /** First-party storage keys (localStorage, with a cookie of the same name as fallback). */

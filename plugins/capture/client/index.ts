@@ -16,7 +16,7 @@
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
 import type { showBanner } from './banner.ts'
-import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withUetVisitorId } from './click-ids.ts'
+import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withTagCookies } from './click-ids.ts'
 import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
 import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
@@ -91,7 +91,7 @@ function start(): void {
   function keepClickIds(): void {
     const now = Date.now()
     const fromUrl = extractClickIds(location.search, now, clickIds.ids)
-    clickIds = stampClickIds(clickIds, withUetVisitorId(withMetaCookies(fromUrl, document.cookie, now, permitted()), document.cookie), now)
+    clickIds = stampClickIds(clickIds, withTagCookies(withMetaCookies(fromUrl, document.cookie, now, permitted()), document.cookie), now)
     if (permitted() && Object.keys(clickIds.ids).length) set(KEYS.clickIds, formatClickIds(clickIds))
   }
 
