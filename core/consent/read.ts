@@ -4,23 +4,10 @@
  * then GPP; signals or purposes fill what the strings leave unsaid.
  */
 import * as v from 'valibot'
-import { fromGppString, GppStringError, MAX_GPP_STRING } from './gpp.ts'
-import { CONSENT_SOURCES, fromConsentMode, type ConsentPurposes, type ConsentSource } from './purposes.ts'
-import { fromTcString, MAX_TC_STRING, TcStringError } from './tcf.ts'
-
-const Signal = v.picklist(['granted', 'denied'], 'must be "granted" or "denied"')
-
-/** The consent fields a conversion's `context.consent` and the script's `cmp` share. */
-export const ConsentFields = {
-  /** A TCF v2 TC string (`__tcfapi` tcData.tcString). */
-  tcString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_TC_STRING))),
-  /** A GPP string (`__gpp` pingData.gppString). */
-  gppString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_GPP_STRING))),
-  ad_storage: v.optional(Signal),
-  analytics_storage: v.optional(Signal),
-  ad_user_data: v.optional(Signal),
-  ad_personalization: v.optional(Signal),
-}
+import { ConsentFields, type ClientConsent } from './fields.ts'
+import { fromGppString, GppStringError } from './gpp.ts'
+import { fromConsentMode, type ConsentPurposes, type ConsentSource } from './purposes.ts'
+import { fromTcString, TcStringError } from './tcf.ts'
 
 const readable = (read: (text: string) => unknown) => (text: string): boolean => {
   try {
@@ -39,15 +26,6 @@ export const CheckedConsentFields = {
   gppString: v.optional(v.pipe(ConsentFields.gppString.wrapped, v.check(readable(fromGppString), 'is not a GPP string'))),
 }
 
-/** What the script sends of the page's consent tool (the /collect body's `cmp`). */
-export const ClientConsent = v.object({
-  source: v.picklist(CONSENT_SOURCES),
-  ...ConsentFields,
-  /** The consent tool's purposes the script read (Consent Mode's analytics_storage is measurement). */
-  measurement: v.optional(Signal),
-  advertising: v.optional(Signal),
-})
-export type ClientConsent = v.InferOutput<typeof ClientConsent>
 
 export type ConsentInput = Partial<Pick<ClientConsent, 'tcString' | 'gppString' | 'ad_storage' | 'analytics_storage' | 'ad_user_data' | 'ad_personalization' | 'measurement' | 'advertising'>>
 

@@ -2,8 +2,13 @@
  * A TCF v2 TC string (and Google's Additional Consent string) as purposes, decoded with the IAB Tech Lab's own
  * library. The mapping, with its sources, is in docs/privacy.md ("Consent per purpose").
  */
-import { TCString } from '@iabtechlabtcf/core'
+import { createRequire } from 'node:module'
+import type * as TcfCore from '@iabtechlabtcf/core'
 import type { ConsentPurposes, Signal } from './purposes.ts'
+
+let tcfCore: typeof TcfCore | undefined
+/** Loaded with the first TC string: the library costs about 14 MB of memory that a server which sees none never needs. */
+const library = (): typeof TcfCore => (tcfCore ??= createRequire(import.meta.url)('@iabtechlabtcf/core') as typeof TcfCore)
 
 /**
  * dcgate platforms by their IAB Global Vendor List id. Only ids read in a published vendor list are here; a
@@ -14,8 +19,6 @@ export const GVL_VENDOR_IDS: Readonly<Record<string, number>> = {
   google_ads: 755,
 }
 
-/** Longest TC string accepted: a full vendor list with publisher restrictions stays far below it. */
-export const MAX_TC_STRING = 8192
 
 export class TcStringError extends Error {}
 
@@ -23,9 +26,9 @@ const signal = (granted: boolean): Signal => (granted ? 'granted' : 'denied')
 
 /** Purposes from a TC string; throws TcStringError when it cannot be read. */
 export function fromTcString(tcString: string): ConsentPurposes {
-  let model: ReturnType<typeof TCString.decode>
+  let model: ReturnType<typeof TcfCore.TCString.decode>
   try {
-    model = TCString.decode(tcString)
+    model = library().TCString.decode(tcString)
   }
   catch (error) {
     throw new TcStringError(`is not a TC string the IAB's library can read (${error instanceof Error ? error.message : 'unreadable'})`)

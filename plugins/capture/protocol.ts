@@ -7,7 +7,7 @@
  * as application/json by fetch or as text/plain by navigator.sendBeacon (which cannot set the type).
  */
 import * as v from 'valibot'
-import { ClientConsent } from '../../core/consent/read.ts'
+import { ClientConsent } from '../../core/consent/fields.ts'
 import { MailboxSchema } from '../../core/identity/email.ts'
 
 export const PROTOCOL_VERSION = 1
