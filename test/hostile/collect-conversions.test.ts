@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
@@ -30,6 +31,9 @@ afterAll(async () => {
 })
 
 let n = 0
+/** Visit ids of this run: with Redis, the per-visit counts outlive the test app, and a later run must start afresh. */
+const run = randomUUID().slice(0, 8)
+const visit = (name: string) => `sess-${run}-${name}`
 /** One request of `count` Purchase hits, each with an id of its own, from a visit (`sid`). */
 function purchases(sid: string, count: number, userAgent = CHROME) {
   const hits = Array.from({ length: count }, () => ({ t: 'event', ts: Date.now(), url: 'https://shop.example/thanks', name: 'Purchase', id: `flood-${++n}`, props: { value: 1, currency: 'EUR' } }))
@@ -46,25 +50,25 @@ const eventsOf = async (sid: string) => (await sql<{ n: number }[]>('select coun
 
 describe('conversions from the tracking script', () => {
   it('one request of 50 Purchase hits makes capture.conversionsPerRequest conversions; every hit is still an event', async () => {
-    expect((await purchases('sess-flood-0001', 50)).status).toBe(202)
-    expect(await conversionsOf('sess-flood-0001')).toBe(3)
-    expect(await deliveriesOf('sess-flood-0001')).toBe(3)
-    await expect.poll(() => eventsOf('sess-flood-0001')).toBe(50)
+    expect((await purchases(visit('flood-0001'), 50)).status).toBe(202)
+    expect(await conversionsOf(visit('flood-0001'))).toBe(3)
+    expect(await deliveriesOf(visit('flood-0001'))).toBe(3)
+    await expect.poll(() => eventsOf(visit('flood-0001'))).toBe(50)
   })
 
   it('one visit makes capture.conversionsPerVisit conversions over its requests', async () => {
-    for (let i = 0; i < 4; i++) expect((await purchases('sess-flood-0002', 2)).status).toBe(202)
-    expect(await conversionsOf('sess-flood-0002')).toBe(5)
+    for (let i = 0; i < 4; i++) expect((await purchases(visit('flood-0002'), 2)).status).toBe(202)
+    expect(await conversionsOf(visit('flood-0002'))).toBe(5)
     // Another visit has its own count.
-    expect((await purchases('sess-flood-0003', 1)).status).toBe(202)
-    expect(await conversionsOf('sess-flood-0003')).toBe(1)
+    expect((await purchases(visit('flood-0003'), 1)).status).toBe(202)
+    expect(await conversionsOf(visit('flood-0003'))).toBe(1)
   })
 
   it('a bot makes no conversion, and nothing reaches a platform', async () => {
     const before = fake.requests.length
-    expect((await purchases('sess-flood-bot1', 2, GOOGLEBOT)).status).toBe(202)
-    expect(await conversionsOf('sess-flood-bot1')).toBe(0)
-    await expect.poll(() => eventsOf('sess-flood-bot1')).toBe(2)
-    expect(fake.requests.slice(before).filter((r) => r.body.includes('sess-flood-bot1'))).toEqual([])
+    expect((await purchases(visit('flood-bot1'), 2, GOOGLEBOT)).status).toBe(202)
+    expect(await conversionsOf(visit('flood-bot1'))).toBe(0)
+    await expect.poll(() => eventsOf(visit('flood-bot1'))).toBe(2)
+    expect(fake.requests.slice(before).filter((r) => r.body.includes(visit('flood-bot1')))).toEqual([])
   })
 })
