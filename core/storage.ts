@@ -4,6 +4,7 @@ import redisDriver from 'unstorage/drivers/redis'
 import { LRUCache } from 'lru-cache'
 import type { Redis } from 'ioredis'
 import { createMemoryCounters, createRedisCounters, type LimitCounters } from './limit-counters.ts'
+import { growingBound } from './growing-lru.ts'
 
 /** Bound on in-memory cache entries, so a flood of random keys cannot grow memory without limit. */
 const MEMORY_CACHE_ENTRIES = 100_000
@@ -53,8 +54,8 @@ export interface StorageOptions {
 export function createDcgateStorage(options: StorageOptions, onRedisError: (error: Error) => void = () => {}): Storage {
   if (!options.url) {
     const storage = createStorage()
-    storage.mount('cache', lruCacheDriver({ max: MEMORY_CACHE_ENTRIES }))
-    storage.mount(LIMITS_PREFIX.slice(0, -1), expiringLruDriver({ max: MEMORY_LIMIT_ENTRIES }))
+    storage.mount('cache', lruCacheDriver(growingBound(MEMORY_CACHE_ENTRIES)))
+    storage.mount(LIMITS_PREFIX.slice(0, -1), expiringLruDriver({ entries: MEMORY_LIMIT_ENTRIES }))
     return storage
   }
   const driver = redisDriver({
@@ -83,8 +84,8 @@ export function createDcgateStorage(options: StorageOptions, onRedisError: (erro
 }
 
 /** unstorage's lru-cache driver ignores `ttl`; counters must expire with their window, so this one honours it. */
-const expiringLruDriver = defineDriver((options: { max: number }) => {
-  const cache = new LRUCache<string, NonNullable<unknown>>({ max: options.max })
+const expiringLruDriver = defineDriver((options: { entries: number }) => {
+  const cache = new LRUCache<string, NonNullable<unknown>>(growingBound(options.entries))
   const set = (key: string, value: unknown, ttlSeconds: unknown) => {
     const ttl = typeof ttlSeconds === 'number' && ttlSeconds > 0 ? ttlSeconds * 1000 : undefined
     cache.set(key, value as NonNullable<unknown>, ttl ? { ttl } : {})

@@ -4,6 +4,7 @@ import type { Storage } from 'unstorage'
 import type { ActiveSite, SiteDirectory } from '../sites/directory.ts'
 import { hashKey } from './keys.ts'
 import { findKeyByHash, touchKey } from './queries.ts'
+import { growingBound } from '../growing-lru.ts'
 
 export interface VerifiedKey { keyId: string, site: ActiveSite }
 
@@ -52,7 +53,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
   const touchInterval = options.touchIntervalMs ?? 60_000
   const now = options.now ?? Date.now
   const lastTouched = new Map<string, number>()
-  const local = shared ? undefined : new LRUCache<string, CacheEntry>({ max: LOCAL_ENTRIES })
+  const local = shared ? undefined : new LRUCache<string, CacheEntry>(growingBound(LOCAL_ENTRIES))
 
   const read = async (hash: string) => (local ? local.get(hash) : await shared!.getItem<CacheEntry>(`cache:apikey:${hash}`))
   const remember = async (hash: string, entry: Omit<CacheEntry, 'x'>, ttlMs: number) => {

@@ -9,7 +9,6 @@
  * (`for update skip locked`, so an instance that overlaps one cut short by a crash never takes the same rows), and
  * makes one status call per request, whatever the number of its events.
  */
-import { request as httpRequest } from 'undici'
 import type { Storage } from 'unstorage'
 import type { JobHandle, ScheduledJob } from '../jobs/scheduler.ts'
 import type { AdPlatformDefinition, DiagnosticsSupport, Registry } from '../registry.ts'
@@ -20,6 +19,7 @@ import { claimDueDiagnoses, saveDiagnoses, type DiagnosisUpdate, type DueDiagnos
 import { readConversions } from './queries/outbox.ts'
 import { toEvent } from './rows.ts'
 import type { ConversionEvent, Diagnosis } from './types.ts'
+import { httpRequest } from './http-request.ts'
 
 /** Status calls one run makes at most: a small share of a platform's request quota (Google: 300 a minute per project). */
 const MAX_REQUESTS_PER_RUN = 20

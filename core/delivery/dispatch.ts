@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'undici'
 import type { AdPlatformDefinition, AuthContext } from '../registry.ts'
 import type { DeliveryOutcome, PlatformRequest, PlatformResponse } from './types.ts'
+import { httpRequest } from './http-request.ts'
 
 export interface DispatchResult {
   outcomes: DeliveryOutcome[]
@@ -51,8 +51,6 @@ export async function dispatch<T>(
     catch (error) {
       throw new AuthorizeError(error)
     }
-    // undici's request(), not fetch(): the same keep-alive pool without WHATWG streams, measured at a
-    // noticeable share of the intake's CPU in test/bench/conversions.bench.ts.
     const response = await httpRequest(request.url, { method: request.method, headers: { ...request.headers, ...headers }, body: request.body, signal })
     return { status: response.statusCode, headers: toHeaders(response.headers), body: response.body }
   }

@@ -3,7 +3,13 @@
  * input that is empty or not of the field's shape, so nothing empty or malformed is ever hashed.
  * The rules and their sources are in ./README.md.
  */
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
+import { createRequire } from 'node:module'
+import type * as PhoneLibrary from 'libphonenumber-js'
+import type { CountryCode } from 'libphonenumber-js'
+
+let phoneLibrary: typeof PhoneLibrary | undefined
+/** Loaded with the first phone number: its code and metadata are memory a server that sees none never needs. */
+const phones = (): typeof PhoneLibrary => (phoneLibrary ??= createRequire(import.meta.url)('libphonenumber-js') as typeof PhoneLibrary)
 
 /** Strings as given; finite numbers as text, since JSON bodies often carry a zip code or a phone as a number. */
 function toText(raw: unknown): string | undefined {
@@ -73,7 +79,7 @@ const WRAPPED_COUNTRY_CODE = /^\(\s*(\+\d{1,3})\s*\)/
 /** The libphonenumber country for a country given in any form normalizeCountry accepts. */
 function toPhoneCountry(country: string | undefined): CountryCode | undefined {
   const code = normalizeCountry(country)?.toUpperCase()
-  return code && isSupportedCountry(code) ? code : undefined
+  return code && phones().isSupportedCountry(code) ? code : undefined
 }
 
 /**
@@ -91,7 +97,7 @@ export function normalizePhone(raw: unknown, defaultCountry?: string): string | 
   const country = toPhoneCountry(defaultCountry)
   // Without a country, digits can only be read as international: "16505551212" is Meta's own format.
   if (!country && !text.startsWith('+')) text = `+${text}`
-  const parsed = parsePhoneNumberFromString(text, { defaultCountry: country, extract: false })
+  const parsed = phones().parsePhoneNumberFromString(text, { defaultCountry: country, extract: false })
   return parsed?.isValid() ? parsed.number : undefined
 }
 

@@ -1,5 +1,5 @@
 import type { ConsolaInstance } from 'consola'
-import { createTransport } from 'nodemailer'
+import type * as Nodemailer from 'nodemailer'
 import { escapeHtml } from '../http/escape-html.ts'
 import { canonicalEmail, emailKeyForm } from '../identity/email.ts'
 import { maskEmail } from './mask.ts'
@@ -69,17 +69,18 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance): Maile
   }
 
   if (config.mail.smtp) {
-    const transport = createTransport({
-      url: config.mail.smtp,
+    const smtp = config.mail.smtp
+    const transport = lazyTransport((nodemailer) => nodemailer.createTransport({
+      url: smtp,
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 30_000,
-    })
+    }))
     return {
       description: describeSmtp(config.mail.smtp),
       async send(message) {
         const { to, fields } = recipient(message)
-        const info = await transport.sendMail({ from, ...fields })
+        const info = await (await transport.get()).sendMail({ from, ...fields })
         logger.debug(`mail "${message.subject}" to ${maskEmail(to)} sent (${info.response})`)
         return { messageId: info.messageId }
       },
@@ -88,18 +89,30 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance): Maile
     }
   }
 
-  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'unix' })
+  const composer = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }))
   return {
     description: `outbox ${outbox.dir}`,
     async send(message) {
       const { to, fields } = recipient(message)
-      const info = await composer.sendMail({ from, ...fields, ...readableParts(fields) })
+      const info = await (await composer.get()).sendMail({ from, ...fields, ...readableParts(fields) })
       const file = await outbox.write(to, info.message as Buffer)
       logger.info(`mail "${message.subject}" to ${maskEmail(to)} written to ${file} (no mail.smtp configured)`)
       return { messageId: info.messageId, outboxFile: file }
     },
     ...outboxDuties,
     close: () => composer.close(),
+  }
+}
+
+/**
+ * A nodemailer transport made with the first message: nodemailer (650 kB of source) is loaded then, so a server that
+ * sends no mail, as most do most of the time, holds none of it (issue 26).
+ */
+function lazyTransport<T extends { close: () => void }>(make: (nodemailer: typeof Nodemailer) => T): { get: () => Promise<T>, close: () => void } {
+  let made: Promise<T> | undefined
+  return {
+    get: () => (made ??= import('nodemailer').then(make)),
+    close: () => void made?.then((transport) => transport.close(), () => {}),
   }
 }
 

@@ -6,6 +6,7 @@ import type { DeviceFingerprint, EmailCheckData, EmailInfo } from './result.ts'
 import { INCOMPLETE_TAGS } from './score.ts'
 import { saveCompletedResult, saveLiveCheck, upsertResult, type RiskColumns } from './queries.ts'
 import { findStoredEmail } from './stored.ts'
+import { growingBound } from '../../core/growing-lru.ts'
 
 export interface EmailCheck {
   /**
@@ -30,7 +31,7 @@ export function isIncomplete(info: EmailInfo): boolean {
 const riskOf = (info: EmailInfo): RiskColumns => ({ score: info.risk_score, label: info.risk_label, isDisposable: info.fraud_signals.disposable_domain })
 
 export function createEmailCheck(ctx: PluginContext, assessor: EmailAssessor, options: { answerCacheSeconds: number }): EmailCheck {
-  const answers = options.answerCacheSeconds > 0 ? new LRUCache<string, EmailCheckData>({ max: CACHED_ANSWERS, ttl: options.answerCacheSeconds * 1000 }) : undefined
+  const answers = options.answerCacheSeconds > 0 ? new LRUCache<string, EmailCheckData>({ ...growingBound(CACHED_ANSWERS), ttl: options.answerCacheSeconds * 1000 }) : undefined
   const forget = (siteId: string, emailHash: string) => void answers?.delete(`${siteId}\n${emailHash}`)
   const saveResult: EmailCheck['saveResult'] = async (siteId, emailHash, info, device) => {
     forget(siteId, emailHash)

@@ -20,6 +20,7 @@ import { createNetworkLookup, type NetworkFacts } from './network.ts'
 import type { VisitDataInfo, VisitInfo, VisitIntel, VisitIntelOptions } from './types.ts'
 import type { GeoFacts } from './geo.ts'
 import { createUaParser, type UaFacts } from './ua.ts'
+import { growingBound } from '../../../core/growing-lru.ts'
 
 export type { ClassifyInput, HitTiming, VisitDataInfo, VisitInfo, VisitIntel, VisitIntelOptions } from './types.ts'
 
@@ -54,7 +55,7 @@ export async function createVisitIntel(options: VisitIntelOptions): Promise<Visi
   const dataInfo: VisitDataInfo = { geo: geo.info, asn: asn.info, ...network.info }
   warnIfStale(dataInfo, options.logger)
 
-  const byAddress = new LRUCache<string, AddressFacts>({ max: ADDRESSES_KEPT })
+  const byAddress = new LRUCache<string, AddressFacts>(growingBound(ADDRESSES_KEPT))
   function addressFacts(address: string | undefined): AddressFacts {
     let facts = address ? byAddress.get(address) : undefined
     if (facts) return facts

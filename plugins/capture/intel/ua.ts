@@ -6,6 +6,7 @@ import Bowser from 'bowser'
 import { isbotMatch } from 'isbot'
 import { LRUCache } from 'lru-cache'
 import type { Platform } from './types.ts'
+import { growingBound } from '../../../core/growing-lru.ts'
 
 export interface UaFacts {
   browser?: string
@@ -49,7 +50,7 @@ export function parseUa(ua: string): UaFacts {
 }
 
 export function createUaParser(max = 5_000): (ua: string) => UaFacts {
-  const cache = new LRUCache<string, UaFacts>({ max })
+  const cache = new LRUCache<string, UaFacts>(growingBound(max))
   return (ua) => {
     if (ua.length > MAX_CACHED_LENGTH) return parseUa(ua)
     let facts = cache.get(ua)
