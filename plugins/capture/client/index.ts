@@ -20,11 +20,11 @@ import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMeta
 import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
 import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
-import { fingerprint, type Device } from './fingerprint.ts'
-import { watchForms } from './forms.ts'
+import type { Device, fingerprint } from './fingerprint.ts'
+import type { watchForms } from './forms.ts'
 import { cleanEmail, cleanFields, pageView, trackedEvent, type CollectInput, type Hit, type IdentifyInput, type PageViewHit } from './hits.ts'
 import { formatSession, isId, nextSession, parseSession, randomId } from './ids.ts'
-import { readSettings } from './settings.ts'
+import { readSettings, type Settings } from './settings.ts'
 import { watchSignals } from './signals.ts'
 import { get, remove, set } from './storage.ts'
 import { findTag } from './tag.ts'
@@ -32,6 +32,8 @@ import { createBatcher, post } from './transport.ts'
 
 const METHODS = ['track', 'identifyUser', 'consent']
 const IDENTIFIERS = [KEYS.visitor, KEYS.session, KEYS.clickIds]
+
+type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never
 
 function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
   return (...args) => {
@@ -47,12 +49,12 @@ function start(): void {
   const w = window as unknown as { dcutils?: { q?: unknown, sessionId?: unknown } }
   const tag = findTag()
   if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
-  const settings = readSettings()
+  const settings = readSettings<Settings>()
   const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
-  /** Loads a chunk of the script (GET /script/<name>) and hands what it exports to `ready`. */
+  /** Loads a chunk of the script (GET /script/<name>?cop_key=) and hands what it exports to `ready`. */
   const chunk = (name: string, ready: (exported: any) => void): void => {
     const script = document.createElement('script')
-    script.src = `${tag.base}/script/${name}`
+    script.src = endpoint(`script/${name}`)
     script.onload = guard(() => ready((window as any)[`__dcgate_${name}`]))
     document.head.appendChild(script)
   }
@@ -67,7 +69,8 @@ function start(): void {
   const queued = w.dcutils && Array.isArray(w.dcutils.q) ? w.dcutils.q : []
   let clickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS, Date.now())
   let device: Device | undefined
-  let fingerprinting = false
+  /** The chunks needed once identifiers are allowed (fingerprint, mapped forms) were asked for. */
+  let loadedAllowed = false
   let closeBanner: (() => void) | undefined
   /** Page views of this page load sent without identifiers; sent again (same hit ids) once consent allows. */
   const anonymousViews: PageViewHit[] = []
@@ -129,9 +132,11 @@ function start(): void {
 
   function onPermitted(): void {
     keepClickIds()
-    if (!fingerprinting) {
-      fingerprinting = true
-      fingerprint().then((found) => void (device = found), () => undefined)
+    if (!loadedAllowed) {
+      loadedAllowed = true
+      chunk('device', (print: typeof fingerprint) => print().then((found) => void (device = found), () => undefined))
+      // A form is read only once allowed; a submit before the chunk arrived (a few ms) is not seen.
+      if (settings.forms) chunk('forms', (watch: (...args: Tail<Parameters<typeof watchForms>>) => void) => watch(permitted, guard(({ email, fields }) => identify(email, fields, 'form'))))
     }
     for (const [email, fields] of waitingIdentify.splice(0)) identify(email, fields, 'sdk')
     for (const view of anonymousViews.splice(0)) queue.push(view)
@@ -143,7 +148,7 @@ function start(): void {
     let close: (() => void) | undefined
     let closed = false
     closeBanner = () => void (closed = true, close && close())
-    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose), settings.bannerText))))
+    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose)))))
   }
 
   /**
@@ -240,7 +245,6 @@ function start(): void {
   addEventListener('popstate', () => setTimeout(safeView))
   addEventListener('pagehide', () => queue.flush(true))
   document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && queue.flush(true))
-  watchForms(settings.forms, permitted, guard(({ email, fields }) => identify(email, fields, 'form')))
 
   /** The consent tool reader (GET /script/cmp), which then reports to `follow`. */
   const readCmp = (): void => chunk('cmp', (watch) => watch(source, guard(follow)))
