@@ -27,14 +27,15 @@ export const SETTINGS_PLACEHOLDER = '__DC_SETTINGS__'
 const ENTRY = fileURLToPath(new URL('./client/index.ts', import.meta.url))
 const entry = (file: string): string => fileURLToPath(new URL(`./client/${file}`, import.meta.url))
 /**
- * Chunks the script loads only when needed: the consent tool reader, the built-in banner with the site's words, the
- * mapped forms with the site's forms, the device fingerprint (once identifiers are allowed).
+ * Chunks the script loads only when needed: the consent tool reader, the built-in banner with the site's words, and,
+ * once identifiers are allowed, click id keeping, identifyUser's cleaning and the device fingerprint, and the mapped forms
+ * with the site's forms.
  */
 export const CHUNKS = {
   cmp: entry('cmp.ts'),
   banner: entry('banner-chunk.ts'),
   forms: entry('forms-chunk.ts'),
-  device: entry('device-chunk.ts'),
+  ids: entry('ids-chunk.ts'),
 } as const
 export type ChunkName = keyof typeof CHUNKS
 /** The site data each chunk carries (renderChunk injects it as the main script's settings are); none: the same for every site. */
@@ -110,7 +111,7 @@ function render(file: string, data: object | undefined): Promise<RenderedScript>
 }
 
 /**
- * GET /script/<chunk>: cmp and device are the same for every site; banner and forms carry the site's words and forms
+ * GET /script/<chunk>: cmp and ids are the same for every site; banner and forms carry the site's words and forms
  * (none without a site: the built-in English, no form).
  */
 export function renderChunk(name: ChunkName, settings: ScriptSettings = { forms: [], banner: 'eu' }): Promise<RenderedScript> {

@@ -389,9 +389,9 @@ describe('the site\'s own consent tool', () => {
     expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'manual', ad_personalization: 'denied' } })
   })
 
-  it('without a consent tool, a site that asks nobody loads neither the reader nor the banner: only the fingerprint, as identifiers are allowed', async () => {
+  it('without a consent tool, a site that asks nobody loads neither the reader nor the banner: only the ids chunk (click ids, fingerprint), as identifiers are allowed', async () => {
     const page = await browse({ settings: { forms: [], banner: 'off' } })
-    expect(page.loaded).toEqual(['device'])
+    expect(page.loaded).toEqual(['ids'])
   })
 
   it('loads the forms chunk only on a site that maps forms, and only once identifiers are allowed', async () => {
@@ -400,7 +400,7 @@ describe('the site\'s own consent tool', () => {
     const asked = await browse({ settings: { forms, banner: 'eu' }, answer })
     expect(asked.loaded).toEqual(['banner'])
     asked.banner.root!.click.forEach((fn) => fn({ target: { value: 'granted' } }))
-    expect(asked.loaded).toEqual(['banner', 'device', 'forms'])
+    expect(asked.loaded).toEqual(['banner', 'ids', 'forms'])
     expect((await browse({ settings: { forms: [], banner: 'eu' }, answer })).loaded).toEqual(['banner'])
   })
 })

@@ -16,13 +16,14 @@
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
 import type { showBanner } from './banner.ts'
-import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withTagCookies } from './click-ids.ts'
+import type { KeepClickIds } from './click-id-keeper.ts'
+import type { ClickIds } from './click-ids.ts'
 import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
-import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
-import type { Device, fingerprint } from './fingerprint.ts'
-import type { watchForms } from './forms.ts'
-import { cleanEmail, cleanFields, pageView, trackedEvent, type CollectInput, type Hit, type IdentifyInput, type PageViewHit } from './hits.ts'
+import { KEYS, PROTOCOL_VERSION } from './constants.ts'
+import type { Device } from './fingerprint.ts'
+import type { IdsChunk } from './ids-chunk.ts'
+import { pageView, trackedEvent, type CollectInput, type Hit, type Identity, type IdentifyInput, type PageViewHit } from './hits.ts'
 import { formatSession, isId, nextSession, parseSession, randomId } from './ids.ts'
 import { readSettings, type Settings } from './settings.ts'
 import { watchSignals } from './signals.ts'
@@ -32,8 +33,6 @@ import { createBatcher, post } from './transport.ts'
 
 const METHODS = ['track', 'identifyUser', 'consent']
 const IDENTIFIERS = [KEYS.visitor, KEYS.session, KEYS.clickIds]
-
-type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never
 
 function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
   return (...args) => {
@@ -51,12 +50,20 @@ function start(): void {
   if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
   const settings = readSettings<Settings>()
   const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
+  /** Cookies go along only once identifiers are allowed, and only to a host of the page's own site (ids chunk). */
+  const send = (path: string, body: unknown, unloading?: boolean): Promise<unknown> =>
+    post(endpoint(path), body, unloading, ids && permitted() ? ids.credentialsFor(endpoint(path)) : 'omit')
   /** Loads a chunk of the script (GET /script/<name>?cop_key=) and hands what it exports to `ready`. */
-  const chunk = (name: string, ready: (exported: any) => void): void => {
+  const chunk = (name: string, ready: (exported: any) => void, failed?: () => void): void => {
     const script = document.createElement('script')
     script.src = endpoint(`script/${name}`)
     script.onload = guard(() => ready((window as any)[`__dcgate_${name}`]))
-    document.head.appendChild(script)
+    if (failed) script.onerror = guard(failed)
+    try {
+      document.head.appendChild(script)
+    } catch {
+      failed?.()
+    }
   }
   const source = settings.consentSource || 'auto'
   // The site's consent tool, when one is followed, is asked on every page; dcgate keeps no choice of its own then.
@@ -67,16 +74,23 @@ function start(): void {
   const lang = guard(() => navigator.language)()
   const tz = guard(() => Intl.DateTimeFormat().resolvedOptions().timeZone)()
   const queued = w.dcutils && Array.isArray(w.dcutils.q) ? w.dcutils.q : []
-  let clickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS, Date.now())
+  let clickIds: ClickIds = {}
   let device: Device | undefined
-  /** The chunks needed once identifiers are allowed (fingerprint, mapped forms) were asked for. */
+  /** The chunks needed once identifiers are allowed (ids, mapped forms) were asked for. */
   let loadedAllowed = false
+  /** From the ids chunk; until it arrived (or failed), the views' query strings and the hits to send with ids wait. */
+  let keepIds: KeepClickIds | undefined
+  let ids: IdsChunk | undefined
+  let idsSettled = false
+  const searches: [string, number][] = []
+  const held: Hit[] = []
   let closeBanner: (() => void) | undefined
   /** Page views of this page load sent without identifiers; sent again (same hit ids) once consent allows. */
   const anonymousViews: PageViewHit[] = []
   let lastPage = ''
   let lastUrl = ''
-  const waitingIdentify: [unknown, unknown][] = []
+  /** identifyUser calls waiting for the visitor's choice or the ids chunk (at most 10; dropped after a refusal). */
+  const waitingIdentify: unknown[][] = []
 
   function session(): string {
     const current = nextSession(parseSession(get(KEYS.session)), Date.now())
@@ -92,10 +106,21 @@ function start(): void {
   }
 
   function keepClickIds(): void {
-    const now = Date.now()
-    const fromUrl = extractClickIds(location.search, now, clickIds.ids)
-    clickIds = stampClickIds(clickIds, withTagCookies(withMetaCookies(fromUrl, document.cookie, now, permitted()), document.cookie), now)
-    if (permitted() && Object.keys(clickIds.ids).length) set(KEYS.clickIds, formatClickIds(clickIds))
+    if (keepIds) clickIds = keepIds(location.search, Date.now(), permitted())
+    else if (searches.length < 50) searches.push([location.search, Date.now()])
+  }
+
+  /** The ids chunk arrived (or could not be loaded): the waiting views' click ids are kept, the held hits go. */
+  function settleIds(loaded?: IdsChunk): void {
+    idsSettled = true
+    if ((ids = loaded)) {
+      keepIds = ids.clickIdKeeper()
+      for (const [search, at] of searches.splice(0)) clickIds = keepIds(search, at, permitted())
+      keepClickIds()
+      ids.fingerprint().then((found) => void (device = found), () => undefined)
+    }
+    for (const hit of held.splice(0)) queue.push(hit)
+    identifyWaiting()
   }
 
   const queue = createBatcher<Hit>(guard((hits: Hit[], unloading: boolean) => {
@@ -106,14 +131,16 @@ function start(): void {
     // Global Privacy Control: the visitor opted out of sale and sharing (the header says so too, but not through a worker).
     if ((navigator as { globalPrivacyControl?: unknown }).globalPrivacyControl === true) body.gpc = true
     if (permitted()) {
+      // Their click ids come with the ids chunk, asked for when identifiers became allowed (a few ms ago at most).
+      if (!idsSettled && !unloading) return void held.push(...hits)
       body.sid = session()
       body.vid = visitor()
-      if (Object.keys(clickIds.ids).length) body.clickIds = clickIds.ids
+      if (Object.keys(clickIds).length) body.clickIds = clickIds
       if (device) body.device = device
     } else {
       for (const hit of hits) if (hit.t === 'pageview' && anonymousViews.length < 20) anonymousViews.push(hit)
     }
-    void post(endpoint('collect'), body, unloading).then(guard(answer))
+    void send('collect', body, unloading).then(guard(answer))
   }))
 
   /** An 'eu' site learns from the server whether this visitor must be asked. */
@@ -134,11 +161,11 @@ function start(): void {
     keepClickIds()
     if (!loadedAllowed) {
       loadedAllowed = true
-      chunk('device', (print: typeof fingerprint) => print().then((found) => void (device = found), () => undefined))
+      chunk('ids', settleIds, () => settleIds())
       // A form is read only once allowed; a submit before the chunk arrived (a few ms) is not seen.
-      if (settings.forms) chunk('forms', (watch: (...args: Tail<Parameters<typeof watchForms>>) => void) => watch(permitted, guard(({ email, fields }) => identify(email, fields, 'form'))))
+      if (settings.forms) chunk('forms', (watch: (permitted: () => boolean, send: (found: Identity) => void) => void) => watch(permitted, guard((found: Identity) => sendIdentity(found, 'form'))))
     }
-    for (const [email, fields] of waitingIdentify.splice(0)) identify(email, fields, 'sdk')
+    identifyWaiting()
     for (const view of anonymousViews.splice(0)) queue.push(view)
   }
 
@@ -183,23 +210,29 @@ function start(): void {
     const previous = parseSession(get(KEYS.session))?.id
     for (const key of IDENTIFIERS) remove(key)
     const hit = previous && trackedEvent('dc_consent_withdrawn', undefined, undefined, location.href, Date.now())
-    if (hit) void post(endpoint('collect'), { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] }, false)
+    if (hit) void send('collect', { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] })
   }
 
-  function identify(email: unknown, fields: unknown, via: 'sdk' | 'form'): void {
-    const clean = cleanEmail(email)
-    if (!clean) return
-    if (!permitted()) {
-      // An SDK call waits for the visitor's choice (a form is never read before it).
-      if (via === 'sdk' && !state.choice && waitingIdentify.length < 10) waitingIdentify.push([email, fields])
-      return
+  function identifyUser(email: unknown, fields: unknown): void {
+    if ((permitted() || !state.choice) && waitingIdentify.length < 10) waitingIdentify.push([email, fields])
+    identifyWaiting()
+  }
+
+  /** Sends the waiting identifyUser calls once identifiers are allowed, with the ids chunk's cleaning. */
+  function identifyWaiting(): void {
+    if (!permitted() || !ids) return
+    for (const [email, fields] of waitingIdentify.splice(0)) {
+      const found = ids.identity(email, fields)
+      if (found) sendIdentity(found, 'sdk')
     }
-    const body: IdentifyInput = { v: PROTOCOL_VERSION, sid: session(), vid: visitor(), email: clean, via, consent: state.choice || 'unknown' }
-    const cleanedFields = cleanFields(fields)
-    if (cleanedFields) body.fields = cleanedFields
+  }
+
+  function sendIdentity(found: Identity, via: 'sdk' | 'form'): void {
+    if (!permitted()) return
+    const body: IdentifyInput = { v: PROTOCOL_VERSION, sid: session(), vid: visitor(), ...found, via, consent: state.choice || 'unknown' }
     if (device) body.device = device
     // A submitted form usually leaves the page: send it as a beacon.
-    void post(endpoint('identify'), body, via === 'form')
+    void send('identify', body, via === 'form')
   }
 
   function view(): void {
@@ -218,7 +251,7 @@ function start(): void {
       const hit = trackedEvent(name, props, options, location.href, Date.now())
       if (hit) queue.push(hit)
     }),
-    identifyUser: guard((email: unknown, fields?: unknown) => identify(email, fields, 'sdk')),
+    identifyUser: guard(identifyUser),
     consent: guard(choose),
     /** The dc_session_id for server-side conversions; undefined until consent allows identifiers. */
     sessionId: guard(() => (permitted() ? session() : undefined)),

@@ -61,7 +61,7 @@ const CHUNK_SUMMARIES: Record<ChunkName, string> = {
   cmp: 'consent tool reader (IAB TCF, Google Consent Mode, IAB GPP), loaded when the page has one',
   banner: 'consent banner with the site\'s words, loaded when a visitor must be asked',
   forms: 'mapped forms reader with the site\'s forms, loaded on a site that maps forms once identifiers are allowed',
-  device: 'device fingerprint, loaded once identifiers are allowed',
+  ids: 'click id keeping, identifyUser cleaning and device fingerprint, loaded once identifiers are allowed',
 }
 
 /** A rendered script with its cache headers: 304 for a matching ETag, else the best encoding the client takes. */
