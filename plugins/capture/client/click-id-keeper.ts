@@ -11,11 +11,11 @@ import { get, set } from './storage.ts'
 export type KeepClickIds = (search: string, at: number, allowed: boolean) => ClickIds
 
 export function clickIdKeeper(): KeepClickIds {
-  let kept = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS, Date.now())
+  let kept = parseClickIds(get(KEYS.clickIds_), CLICK_ID_KEYS, Date.now())
   return (search, at, allowed) => {
     const fromUrl = extractClickIds(search, at, kept.ids)
     kept = stampClickIds(kept, withTagCookies(withMetaCookies(fromUrl, document.cookie, at, allowed), document.cookie), at)
-    if (allowed && Object.keys(kept.ids).length) set(KEYS.clickIds, formatClickIds(kept))
+    if (allowed && Object.keys(kept.ids).length) set(KEYS.clickIds_, formatClickIds(kept))
     return kept.ids
   }
 }

@@ -32,7 +32,7 @@ import { findTag } from './tag.ts'
 import { createBatcher, post } from './transport.ts'
 
 const METHODS = ['track', 'identifyUser', 'consent']
-const IDENTIFIERS = [KEYS.visitor, KEYS.session, KEYS.clickIds]
+const IDENTIFIERS = [KEYS.visitor_, KEYS.session_, KEYS.clickIds_]
 
 function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
   return (...args) => {
@@ -67,7 +67,7 @@ function start(): void {
   }
   const source = settings.consentSource || 'auto'
   // The site's consent tool, when one is followed, is asked on every page; dcgate keeps no choice of its own then.
-  const state = initialConsent(settings.banner, get(KEYS.consent), source == 'auto' ? cmpPresent() : source != 'banner')
+  const state = initialConsent(settings.banner, get(KEYS.consent_), source == 'auto' ? cmpPresent() : source != 'banner')
   let purposes: CmpConsent | undefined
   const permitted = (): boolean => allowed(state)
   const signals = watchSignals()
@@ -93,15 +93,15 @@ function start(): void {
   const waitingIdentify: unknown[][] = []
 
   function session(): string {
-    const current = nextSession(parseSession(get(KEYS.session)), Date.now())
-    set(KEYS.session, formatSession(current))
+    const current = nextSession(parseSession(get(KEYS.session_)), Date.now())
+    set(KEYS.session_, formatSession(current))
     return current.id
   }
 
   function visitor(): string {
-    const kept = get(KEYS.visitor)
+    const kept = get(KEYS.visitor_)
     const id = isId(kept) ? kept : randomId()
-    set(KEYS.visitor, id, true)
+    set(KEYS.visitor_, id, true)
     return id
   }
 
@@ -149,10 +149,10 @@ function start(): void {
     if (typeof required !== 'boolean' || state.banner !== 'eu' || state.choice || state.cmp || required === state.required) return
     state.required = required
     if (required) {
-      for (const key of [...IDENTIFIERS, KEYS.consent]) remove(key)
+      for (const key of [...IDENTIFIERS, KEYS.consent_]) remove(key)
       banner()
     } else {
-      set(KEYS.consent, 'not-required')
+      set(KEYS.consent_, 'not-required')
       onPermitted()
     }
   }
@@ -192,7 +192,7 @@ function start(): void {
     if (consent && consent.source != 'manual' && !state.cmp) {
       // A consent tool answered: it is followed from now on, and dcgate's banner goes.
       state.cmp = true
-      remove(KEYS.consent)
+      remove(KEYS.consent_)
     }
     closeBanner?.()
     closeBanner = undefined
@@ -201,13 +201,13 @@ function start(): void {
     const was = state.choice
     state.choice = choice
     if (choice === 'denied' && was !== 'denied') withdraw()
-    if (!state.cmp) set(KEYS.consent, choice)
+    if (!state.cmp) set(KEYS.consent_, choice)
     if (choice === 'granted' && was !== 'granted') onPermitted()
   }
 
   /** Forgets the identifiers; a visit that had them is told once, so the server stops its conversions too. */
   function withdraw(): void {
-    const previous = parseSession(get(KEYS.session))?.id
+    const previous = parseSession(get(KEYS.session_))?.id
     for (const key of IDENTIFIERS) remove(key)
     const hit = previous && trackedEvent('dc_consent_withdrawn', undefined, undefined, location.href, Date.now())
     if (hit) void send('collect', { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] })
