@@ -1,7 +1,8 @@
 /**
- * Builds and renders the browser tracking script (source: ./client). The bundle is built once per process with
- * esbuild, loaded for that build only: its service (a child process of its own) is stopped once the bundle is made.
- * Each site's script is that bundle with its settings injected, precompressed, with a strong ETag.
+ * Builds and renders the browser tracking script (source: ./client) and its chunks. Each bundle is built once per
+ * process with esbuild, loaded for that build only: its service (a child process of its own) is stopped once the
+ * bundles are made. Each site's script (and a chunk carrying site data) is that bundle with its settings injected,
+ * precompressed once (gzip 9, brotli 11), with a strong ETag.
  * Host and cop_key are not injected: the script reads them from its own tag, so one render serves every site
  * with the same settings.
  */
@@ -24,33 +25,49 @@ export interface RenderedScript {
 export const SETTINGS_PLACEHOLDER = '__DC_SETTINGS__'
 
 const ENTRY = fileURLToPath(new URL('./client/index.ts', import.meta.url))
-/** Chunks the script loads only when needed: the consent tool reader and the built-in banner. */
+const entry = (file: string): string => fileURLToPath(new URL(`./client/${file}`, import.meta.url))
+/**
+ * Chunks the script loads only when needed: the consent tool reader, the built-in banner with the site's words, and,
+ * once identifiers are allowed, click id keeping, identifyUser's cleaning and the device fingerprint, and the mapped forms
+ * with the site's forms.
+ */
 export const CHUNKS = {
-  cmp: fileURLToPath(new URL('./client/cmp.ts', import.meta.url)),
-  banner: fileURLToPath(new URL('./client/banner-chunk.ts', import.meta.url)),
+  cmp: entry('cmp.ts'),
+  banner: entry('banner-chunk.ts'),
+  forms: entry('forms-chunk.ts'),
+  ids: entry('ids-chunk.ts'),
 } as const
 export type ChunkName = keyof typeof CHUNKS
+/** The site data each chunk carries (renderChunk injects it as the main script's settings are); none: the same for every site. */
+const CHUNK_DATA: Partial<Record<ChunkName, (settings: ScriptSettings) => object>> = {
+  banner: (settings) => settings.bannerText ? { bannerText: Object.fromEntries(Object.entries(settings.bannerText).map(([lang, t]) => [lang, { message: t.message, accept: t.accept, reject: t.reject }])) } : {},
+  forms: (settings) => ({ forms: settings.forms.map((form) => ({ selector: form.selector, emailField: form.emailField, phoneField: form.phoneField, firstNameField: form.firstNameField, lastNameField: form.lastNameField })) }),
+}
 /** Renders are few (one per distinct settings); the cap only guards against a config reloaded many times. */
 const MAX_RENDERS = 500
 
-let bundle: Promise<string> | undefined
+const bundles = new Map<string, Promise<string>>()
 const renders = new Map<string, Promise<RenderedScript>>()
 
 /** Builds in flight: esbuild's service process (about 14 MB) is stopped once none is, and restarts on the next build. */
 let building = 0
 
-/** The minified IIFE of an entry, built in memory. */
-async function buildEntry(entry: string): Promise<string> {
+/**
+ * The minified IIFE of an entry, built in memory. Beyond esbuild's minify: the internal properties named with a
+ * trailing `_` (never a wire field, a browser API or a setting) are mangled to short names.
+ */
+async function buildEntry(file: string): Promise<string> {
   const esbuild = await import('esbuild')
   building++
   const result = await esbuild.build({
-    entryPoints: [entry],
+    entryPoints: [file],
     bundle: true,
     write: false,
     minify: true,
+    mangleProps: /_$/,
     format: 'iife',
     platform: 'browser',
-    target: 'es2019',
+    target: 'es2020',
     legalComments: 'none',
     logLevel: 'silent',
   }).finally(() => {
@@ -59,49 +76,58 @@ async function buildEntry(entry: string): Promise<string> {
   return result.outputFiles[0]?.text ?? ''
 }
 
-const chunks = new Map<ChunkName, Promise<RenderedScript>>()
-
-/** GET /script/<chunk>: the same for every site (the banner's words come from the script), built once per process. */
-export function renderChunk(name: ChunkName): Promise<RenderedScript> {
-  let rendered = chunks.get(name)
-  if (!rendered) {
-    rendered = buildEntry(CHUNKS[name]).then(toRendered)
-    rendered.catch(() => chunks.delete(name))
-    chunks.set(name, rendered)
+/** An entry's bundle, built once per process (a failed build is retried next call); `settings`: it reads the placeholder once. */
+function bundleOf(file: string, settings: boolean): Promise<string> {
+  let bundle = bundles.get(file)
+  if (!bundle) {
+    bundle = buildEntry(file).then((code) => {
+      const placeholders = code.split(SETTINGS_PLACEHOLDER).length - 1
+      if (placeholders !== (settings ? 1 : 0)) throw new Error(`The tracking script bundle ${file} must read ${SETTINGS_PLACEHOLDER} ${settings ? 'exactly once' : 'never'}; it does ${placeholders} times (see plugins/capture/client/settings.ts)`)
+      return code
+    })
+    bundle.catch(() => bundles.delete(file))
+    bundles.set(file, bundle)
   }
-  return rendered
-}
-
-/** The minified IIFE of client/index.ts, built in memory once per process (a failed build is retried next call). */
-export function buildClientBundle(): Promise<string> {
-  bundle ??= buildEntry(ENTRY).then((code) => {
-    const placeholders = code.split(SETTINGS_PLACEHOLDER).length - 1
-    if (placeholders !== 1) throw new Error(`The tracking script bundle must read ${SETTINGS_PLACEHOLDER} exactly once; it does ${placeholders} times (see plugins/capture/client/settings.ts)`)
-    return code
-  }).catch((error: unknown) => {
-    bundle = undefined
-    throw error
-  })
   return bundle
 }
 
-/** The script for one site's settings: body, strong ETag and gzip/brotli forms, memoised per settings. */
-export function renderScript(settings: ScriptSettings): Promise<RenderedScript> {
-  // Only the client settings, in a fixed key order, so equal settings share one render and one ETag.
-  const json = JSON.stringify({
-    forms: settings.forms.map((form) => ({ selector: form.selector, emailField: form.emailField, phoneField: form.phoneField, firstNameField: form.firstNameField, lastNameField: form.lastNameField })),
-    banner: settings.banner,
-    ...(settings.bannerText ? { bannerText: Object.fromEntries(Object.entries(settings.bannerText).map(([lang, t]) => [lang, { message: t.message, accept: t.accept, reject: t.reject }])) } : {}),
-    ...(settings.consentSource && settings.consentSource !== 'auto' ? { consentSource: settings.consentSource } : {}),
-  })
-  let rendered = renders.get(json)
+/** The minified IIFE of client/index.ts, built in memory once per process. */
+export function buildClientBundle(): Promise<string> {
+  return bundleOf(ENTRY, true)
+}
+
+/** A bundle with `data` injected (when it reads settings), memoised with its compressed forms. */
+function render(file: string, data: object | undefined): Promise<RenderedScript> {
+  const json = data && JSON.stringify(data)
+  const key = `${file}\n${json ?? ''}`
+  let rendered = renders.get(key)
   if (!rendered) {
     if (renders.size >= MAX_RENDERS) renders.clear()
-    rendered = buildClientBundle().then((code) => toRendered(code.replace(SETTINGS_PLACEHOLDER, () => `(${json})`)))
-    rendered.catch(() => renders.delete(json))
-    renders.set(json, rendered)
+    rendered = bundleOf(file, json !== undefined).then((code) => toRendered(json === undefined ? code : code.replace(SETTINGS_PLACEHOLDER, () => `(${json})`)))
+    rendered.catch(() => renders.delete(key))
+    renders.set(key, rendered)
   }
   return rendered
+}
+
+/**
+ * GET /script/<chunk>: cmp and ids are the same for every site; banner and forms carry the site's words and forms
+ * (none without a site: the built-in English, no form).
+ */
+export function renderChunk(name: ChunkName, settings: ScriptSettings = { forms: [], banner: 'eu' }): Promise<RenderedScript> {
+  return render(CHUNKS[name], CHUNK_DATA[name]?.(settings))
+}
+
+/**
+ * The main script for one site's settings, memoised per settings. Only what every page needs, in a fixed key order
+ * so equal settings share one render and one ETag: the banner rule, the consent source, whether forms are mapped.
+ */
+export function renderScript(settings: ScriptSettings): Promise<RenderedScript> {
+  return render(ENTRY, {
+    banner: settings.banner,
+    ...(settings.consentSource && settings.consentSource !== 'auto' ? { consentSource: settings.consentSource } : {}),
+    ...(settings.forms.length ? { forms: 1 } : {}),
+  })
 }
 
 function toRendered(body: string): RenderedScript {

@@ -85,7 +85,7 @@ async function browse(options: { settings: ScriptSettings, url?: string, scriptS
   if (options.stub) window.dcutils = options.stub
   Object.assign(window, options.globals)
   const script = await renderScript(options.settings)
-  const chunks = Object.fromEntries(await Promise.all(Object.keys(CHUNKS).map(async (name) => [name, (await renderChunk(name as ChunkName)).body]))) as Record<ChunkName, string>
+  const chunks = Object.fromEntries(await Promise.all(Object.keys(CHUNKS).map(async (name) => [name, (await renderChunk(name as ChunkName, options.settings)).body]))) as Record<ChunkName, string>
   const loaded: ChunkName[] = []
   const context = createContext(window)
   runInContext(script.body, context)
@@ -389,8 +389,18 @@ describe('the site\'s own consent tool', () => {
     expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'manual', ad_personalization: 'denied' } })
   })
 
-  it('without a consent tool, a site that asks nobody loads neither chunk', async () => {
+  it('without a consent tool, a site that asks nobody loads neither the reader nor the banner: only the ids chunk (click ids, fingerprint), as identifiers are allowed', async () => {
     const page = await browse({ settings: { forms: [], banner: 'off' } })
-    expect(page.loaded).toEqual([])
+    expect(page.loaded).toEqual(['ids'])
+  })
+
+  it('loads the forms chunk only on a site that maps forms, and only once identifiers are allowed', async () => {
+    const forms = [{ selector: '#signup', emailField: 'email' }]
+    const answer = { ok: true, consent: { required: true, banner: 'eu' } }
+    const asked = await browse({ settings: { forms, banner: 'eu' }, answer })
+    expect(asked.loaded).toEqual(['banner'])
+    asked.banner.root!.click.forEach((fn) => fn({ target: { value: 'granted' } }))
+    expect(asked.loaded).toEqual(['banner', 'ids', 'forms'])
+    expect((await browse({ settings: { forms: [], banner: 'eu' }, answer })).loaded).toEqual(['banner'])
   })
 })

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { gunzipSync, brotliDecompressSync, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import { buildClientBundle, renderScript, SETTINGS_PLACEHOLDER } from '../../plugins/capture/script.ts'
+import { buildClientBundle, renderChunk, renderScript, SETTINGS_PLACEHOLDER } from '../../plugins/capture/script.ts'
 
-const MAX_GZIP_BYTES = 6144
+const MAX_GZIP_BYTES = 4096
 /** Live esbuild processes whose parent is this process (the test runner may have one of its own for transforms). */
 function esbuildChildren(): string[] {
   return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
@@ -48,11 +48,21 @@ describe('the tracking script bundle', () => {
 describe('renderScript', () => {
   const forms = [{ selector: '#signup', emailField: 'email', phoneField: 'tel' }]
 
-  it('injects the site settings in place of the placeholder', async () => {
+  it('injects the site settings in place of the placeholder: the main script says whether forms are mapped, their chunk has them', async () => {
     const script = await renderScript({ forms, banner: 'always' })
     expect(script.body).not.toContain(SETTINGS_PLACEHOLDER)
-    expect(script.body).toContain('({"forms":[{"selector":"#signup","emailField":"email","phoneField":"tel"}],"banner":"always"})')
+    expect(script.body).toContain('({"banner":"always","forms":1})')
     expect(() => new Function(script.body)).not.toThrow()
+    const chunk = await renderChunk('forms', { forms, banner: 'always' })
+    expect(chunk.body).toContain('({"forms":[{"selector":"#signup","emailField":"email","phoneField":"tel"}]})')
+    expect(() => new Function(chunk.body)).not.toThrow()
+  })
+
+  it("puts the banner's words in the banner chunk, not in the main script", async () => {
+    const bannerText = { de: { message: 'Diese Seite misst Besuche.', accept: 'Ja', reject: 'Nein' } }
+    expect((await renderScript({ forms: [], banner: 'eu', bannerText })).body).not.toContain('Diese Seite')
+    expect((await renderChunk('banner', { forms: [], banner: 'eu', bannerText })).body).toContain('({"bannerText":{"de":{"message":"Diese Seite misst Besuche.","accept":"Ja","reject":"Nein"}}})')
+    expect((await renderChunk('banner')).body).toContain('({})')
   })
 
   it('gives precompressed forms of the same body', async () => {
@@ -79,7 +89,7 @@ describe('renderScript', () => {
   })
 
   it('keeps $ patterns in selectors literal', async () => {
-    const script = await renderScript({ forms: [{ selector: "form[data-x='$&']", emailField: "$'" }], banner: 'eu' })
+    const script = await renderChunk('forms', { forms: [{ selector: "form[data-x='$&']", emailField: "$'" }], banner: 'eu' })
     expect(script.body).toContain(`"selector":"form[data-x='$&']","emailField":"$'"`)
   })
 })

@@ -1,5 +1,6 @@
 /** Click ids from the landing URL, and the Meta pixel's and Microsoft UET tag's cookies. Pure: no DOM, so it is tested in node. */
 import type { ClickIdKey } from './constants.ts'
+import { readCookie } from './cookie.ts'
 
 export type ClickIds = Partial<Record<ClickIdKey, string>>
 
@@ -37,21 +38,6 @@ export function extractClickIds(search: string, now: number, kept: ClickIds = {}
     else if (!ids.fbc || !ids.fbc.endsWith(`.${value}`)) ids.fbc = toFbc(value, now)
   })
   return ids
-}
-
-/** One cookie's value from a `document.cookie` string. */
-export function readCookie(cookies: string, name: string): string | undefined {
-  for (const part of cookies.split(';')) {
-    const at = part.indexOf('=')
-    if (part.slice(0, at).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(at + 1).trim())
-      } catch {
-        return undefined
-      }
-    }
-  }
-  return undefined
 }
 
 /**

@@ -10,14 +10,14 @@ export const SCRIPT_TAG_ID: typeof ProtocolScriptTagId = 'dcgate-script'
 export const CLICK_ID_KEYS = ['gclid', 'gbraid', 'wbraid', 'fbc', 'fbp', 'ttclid', 'li_fat_id', 'msclkid', 'uetvid', 'ga', 'ga_session', 'rdt_cid', 'epik', 'twclid', 'ScCid', 'scid'] as const satisfies typeof ProtocolClickIdKeys
 export type ClickIdKey = typeof CLICK_ID_KEYS[number]
 
-/** First-party storage keys (localStorage, with a cookie of the same name as fallback). */
+/** First-party storage keys (localStorage, with a cookie of the same name as fallback); the trailing `_` lets the build mangle the member names. */
 export const KEYS = {
   /** Visitor id; always mirrored to a cookie as well. */
-  visitor: 'dc_vid',
+  visitor_: 'dc_vid',
   /** `<sid>.<ms of the last hit>` */
-  session: 'dc_sid',
+  session_: 'dc_sid',
   /** JSON of the click ids kept for the visitor. */
-  clickIds: 'dc_cids',
+  clickIds_: 'dc_cids',
   /** 'granted' | 'denied' (the visitor's or the site CMP's choice) | 'not-required' (the server said so). */
-  consent: 'dc_consent',
+  consent_: 'dc_consent',
 } as const

@@ -1,5 +1,5 @@
 /** Mapped forms (site setting capture.forms): a submit identifies the visitor. Read only after consent. */
-import type { Settings } from './settings.ts'
+import type { FormsSettings } from './settings.ts'
 
 export interface FormIdentity { email: unknown, fields: Record<string, unknown> }
 
@@ -9,7 +9,7 @@ function field(form: HTMLFormElement, name: string | undefined): string | undefi
 }
 
 /** Listens to every submit (capture phase, so a page's stopPropagation does not hide it). */
-export function watchForms(forms: Settings['forms'], permitted: () => boolean, identify: (found: FormIdentity) => void): void {
+export function watchForms(forms: FormsSettings['forms'], permitted: () => boolean, identify: (found: FormIdentity) => void): void {
   if (!forms.length) return
   document.addEventListener('submit', (event) => {
     try {

@@ -67,3 +67,12 @@ export function cleanFields(fields: unknown): IdentifyInput['fields'] {
   }
   return Object.keys(out).length ? out : undefined
 }
+
+export type Identity = Pick<IdentifyInput, 'email' | 'fields'>
+
+/** What /identify takes from the page: a usable email with the cleaned fields; undefined without one. */
+export function identity(email: unknown, fields: unknown): Identity | undefined {
+  const clean = cleanEmail(email)
+  const cleanedFields = cleanFields(fields)
+  return clean ? cleanedFields ? { email: clean, fields: cleanedFields } : { email: clean } : undefined
+}

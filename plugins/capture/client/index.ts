@@ -16,22 +16,23 @@
  * Nothing here may throw into the host page: every entry point is wrapped and errors are swallowed.
  */
 import type { showBanner } from './banner.ts'
-import { extractClickIds, formatClickIds, parseClickIds, stampClickIds, withMetaCookies, withTagCookies } from './click-ids.ts'
+import type { KeepClickIds } from './click-id-keeper.ts'
+import type { ClickIds } from './click-ids.ts'
 import { cmpPresent, type CmpConsent } from './cmp-detect.ts'
 import { allowed, initialConsent, needsBanner } from './consent.ts'
-import { CLICK_ID_KEYS, KEYS, PROTOCOL_VERSION } from './constants.ts'
-import { fingerprint, type Device } from './fingerprint.ts'
-import { watchForms } from './forms.ts'
-import { cleanEmail, cleanFields, pageView, trackedEvent, type CollectInput, type Hit, type IdentifyInput, type PageViewHit } from './hits.ts'
+import { KEYS, PROTOCOL_VERSION } from './constants.ts'
+import type { Device } from './fingerprint.ts'
+import type { IdsChunk } from './ids-chunk.ts'
+import { pageView, trackedEvent, type CollectInput, type Hit, type Identity, type IdentifyInput, type PageViewHit } from './hits.ts'
 import { formatSession, isId, nextSession, parseSession, randomId } from './ids.ts'
-import { readSettings } from './settings.ts'
+import { readSettings, type Settings } from './settings.ts'
 import { watchSignals } from './signals.ts'
 import { get, remove, set } from './storage.ts'
 import { findTag } from './tag.ts'
 import { createBatcher, post } from './transport.ts'
 
 const METHODS = ['track', 'identifyUser', 'consent']
-const IDENTIFIERS = [KEYS.visitor, KEYS.session, KEYS.clickIds]
+const IDENTIFIERS = [KEYS.visitor_, KEYS.session_, KEYS.clickIds_]
 
 function guard<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | undefined {
   return (...args) => {
@@ -47,52 +48,79 @@ function start(): void {
   const w = window as unknown as { dcutils?: { q?: unknown, sessionId?: unknown } }
   const tag = findTag()
   if (!tag || w.dcutils?.sessionId) return // no tag found, or the script already runs on this page
-  const settings = readSettings()
+  const settings = readSettings<Settings>()
   const endpoint = (path: string): string => `${tag.base}/${path}?cop_key=${encodeURIComponent(tag.copKey)}`
-  /** Loads a chunk of the script (GET /script/<name>) and hands what it exports to `ready`. */
-  const chunk = (name: string, ready: (exported: any) => void): void => {
+  /** Cookies go along only once identifiers are allowed, and only to a host of the page's own site (ids chunk). */
+  const send = (path: string, body: unknown, unloading?: boolean): Promise<unknown> =>
+    post(endpoint(path), body, unloading, ids && permitted() ? ids.credentialsFor(endpoint(path)) : 'omit')
+  /** Loads a chunk of the script (GET /script/<name>?cop_key=) and hands what it exports to `ready`. */
+  const chunk = (name: string, ready: (exported: any) => void, failed?: () => void): void => {
     const script = document.createElement('script')
-    script.src = `${tag.base}/script/${name}`
+    script.src = endpoint(`script/${name}`)
     script.onload = guard(() => ready((window as any)[`__dcgate_${name}`]))
-    document.head.appendChild(script)
+    if (failed) script.onerror = guard(failed)
+    try {
+      document.head.appendChild(script)
+    } catch {
+      failed?.()
+    }
   }
   const source = settings.consentSource || 'auto'
   // The site's consent tool, when one is followed, is asked on every page; dcgate keeps no choice of its own then.
-  const state = initialConsent(settings.banner, get(KEYS.consent), source == 'auto' ? cmpPresent() : source != 'banner')
+  const state = initialConsent(settings.banner, get(KEYS.consent_), source == 'auto' ? cmpPresent() : source != 'banner')
   let purposes: CmpConsent | undefined
   const permitted = (): boolean => allowed(state)
   const signals = watchSignals()
   const lang = guard(() => navigator.language)()
   const tz = guard(() => Intl.DateTimeFormat().resolvedOptions().timeZone)()
   const queued = w.dcutils && Array.isArray(w.dcutils.q) ? w.dcutils.q : []
-  let clickIds = parseClickIds(get(KEYS.clickIds), CLICK_ID_KEYS, Date.now())
+  let clickIds: ClickIds = {}
   let device: Device | undefined
-  let fingerprinting = false
+  /** The chunks needed once identifiers are allowed (ids, mapped forms) were asked for. */
+  let loadedAllowed = false
+  /** From the ids chunk; until it arrived (or failed), the views' query strings and the hits to send with ids wait. */
+  let keepIds: KeepClickIds | undefined
+  let ids: IdsChunk | undefined
+  let idsSettled = false
+  const searches: [string, number][] = []
+  const held: Hit[] = []
   let closeBanner: (() => void) | undefined
   /** Page views of this page load sent without identifiers; sent again (same hit ids) once consent allows. */
   const anonymousViews: PageViewHit[] = []
   let lastPage = ''
   let lastUrl = ''
-  const waitingIdentify: [unknown, unknown][] = []
+  /** identifyUser calls waiting for the visitor's choice or the ids chunk (at most 10; dropped after a refusal). */
+  const waitingIdentify: unknown[][] = []
 
   function session(): string {
-    const current = nextSession(parseSession(get(KEYS.session)), Date.now())
-    set(KEYS.session, formatSession(current))
+    const current = nextSession(parseSession(get(KEYS.session_)), Date.now())
+    set(KEYS.session_, formatSession(current))
     return current.id
   }
 
   function visitor(): string {
-    const kept = get(KEYS.visitor)
+    const kept = get(KEYS.visitor_)
     const id = isId(kept) ? kept : randomId()
-    set(KEYS.visitor, id, true)
+    set(KEYS.visitor_, id, true)
     return id
   }
 
   function keepClickIds(): void {
-    const now = Date.now()
-    const fromUrl = extractClickIds(location.search, now, clickIds.ids)
-    clickIds = stampClickIds(clickIds, withTagCookies(withMetaCookies(fromUrl, document.cookie, now, permitted()), document.cookie), now)
-    if (permitted() && Object.keys(clickIds.ids).length) set(KEYS.clickIds, formatClickIds(clickIds))
+    if (keepIds) clickIds = keepIds(location.search, Date.now(), permitted())
+    else if (searches.length < 50) searches.push([location.search, Date.now()])
+  }
+
+  /** The ids chunk arrived (or could not be loaded): the waiting views' click ids are kept, the held hits go. */
+  function settleIds(loaded?: IdsChunk): void {
+    idsSettled = true
+    if ((ids = loaded)) {
+      keepIds = ids.clickIdKeeper()
+      for (const [search, at] of searches.splice(0)) clickIds = keepIds(search, at, permitted())
+      keepClickIds()
+      ids.fingerprint().then((found) => void (device = found), () => undefined)
+    }
+    for (const hit of held.splice(0)) queue.push(hit)
+    identifyWaiting()
   }
 
   const queue = createBatcher<Hit>(guard((hits: Hit[], unloading: boolean) => {
@@ -103,14 +131,16 @@ function start(): void {
     // Global Privacy Control: the visitor opted out of sale and sharing (the header says so too, but not through a worker).
     if ((navigator as { globalPrivacyControl?: unknown }).globalPrivacyControl === true) body.gpc = true
     if (permitted()) {
+      // Their click ids come with the ids chunk, asked for when identifiers became allowed (a few ms ago at most).
+      if (!idsSettled && !unloading) return void held.push(...hits)
       body.sid = session()
       body.vid = visitor()
-      if (Object.keys(clickIds.ids).length) body.clickIds = clickIds.ids
+      if (Object.keys(clickIds).length) body.clickIds = clickIds
       if (device) body.device = device
     } else {
       for (const hit of hits) if (hit.t === 'pageview' && anonymousViews.length < 20) anonymousViews.push(hit)
     }
-    void post(endpoint('collect'), body, unloading).then(guard(answer))
+    void send('collect', body, unloading).then(guard(answer))
   }))
 
   /** An 'eu' site learns from the server whether this visitor must be asked. */
@@ -119,21 +149,23 @@ function start(): void {
     if (typeof required !== 'boolean' || state.banner !== 'eu' || state.choice || state.cmp || required === state.required) return
     state.required = required
     if (required) {
-      for (const key of [...IDENTIFIERS, KEYS.consent]) remove(key)
+      for (const key of [...IDENTIFIERS, KEYS.consent_]) remove(key)
       banner()
     } else {
-      set(KEYS.consent, 'not-required')
+      set(KEYS.consent_, 'not-required')
       onPermitted()
     }
   }
 
   function onPermitted(): void {
     keepClickIds()
-    if (!fingerprinting) {
-      fingerprinting = true
-      fingerprint().then((found) => void (device = found), () => undefined)
+    if (!loadedAllowed) {
+      loadedAllowed = true
+      chunk('ids', settleIds, () => settleIds())
+      // A form is read only once allowed; a submit before the chunk arrived (a few ms) is not seen.
+      if (settings.forms) chunk('forms', (watch: (permitted: () => boolean, send: (found: Identity) => void) => void) => watch(permitted, guard((found: Identity) => sendIdentity(found, 'form'))))
     }
-    for (const [email, fields] of waitingIdentify.splice(0)) identify(email, fields, 'sdk')
+    identifyWaiting()
     for (const view of anonymousViews.splice(0)) queue.push(view)
   }
 
@@ -143,7 +175,7 @@ function start(): void {
     let close: (() => void) | undefined
     let closed = false
     closeBanner = () => void (closed = true, close && close())
-    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose), settings.bannerText))))
+    chunk('banner', (show: typeof showBanner) => void (closed || (close = show(guard(choose)))))
   }
 
   /**
@@ -160,7 +192,7 @@ function start(): void {
     if (consent && consent.source != 'manual' && !state.cmp) {
       // A consent tool answered: it is followed from now on, and dcgate's banner goes.
       state.cmp = true
-      remove(KEYS.consent)
+      remove(KEYS.consent_)
     }
     closeBanner?.()
     closeBanner = undefined
@@ -169,32 +201,38 @@ function start(): void {
     const was = state.choice
     state.choice = choice
     if (choice === 'denied' && was !== 'denied') withdraw()
-    if (!state.cmp) set(KEYS.consent, choice)
+    if (!state.cmp) set(KEYS.consent_, choice)
     if (choice === 'granted' && was !== 'granted') onPermitted()
   }
 
   /** Forgets the identifiers; a visit that had them is told once, so the server stops its conversions too. */
   function withdraw(): void {
-    const previous = parseSession(get(KEYS.session))?.id
+    const previous = parseSession(get(KEYS.session_))?.id
     for (const key of IDENTIFIERS) remove(key)
     const hit = previous && trackedEvent('dc_consent_withdrawn', undefined, undefined, location.href, Date.now())
-    if (hit) void post(endpoint('collect'), { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] }, false)
+    if (hit) void send('collect', { v: PROTOCOL_VERSION, sid: previous, consent: 'denied', hits: [hit] })
   }
 
-  function identify(email: unknown, fields: unknown, via: 'sdk' | 'form'): void {
-    const clean = cleanEmail(email)
-    if (!clean) return
-    if (!permitted()) {
-      // An SDK call waits for the visitor's choice (a form is never read before it).
-      if (via === 'sdk' && !state.choice && waitingIdentify.length < 10) waitingIdentify.push([email, fields])
-      return
+  function identifyUser(email: unknown, fields: unknown): void {
+    if ((permitted() || !state.choice) && waitingIdentify.length < 10) waitingIdentify.push([email, fields])
+    identifyWaiting()
+  }
+
+  /** Sends the waiting identifyUser calls once identifiers are allowed, with the ids chunk's cleaning. */
+  function identifyWaiting(): void {
+    if (!permitted() || !ids) return
+    for (const [email, fields] of waitingIdentify.splice(0)) {
+      const found = ids.identity(email, fields)
+      if (found) sendIdentity(found, 'sdk')
     }
-    const body: IdentifyInput = { v: PROTOCOL_VERSION, sid: session(), vid: visitor(), email: clean, via, consent: state.choice || 'unknown' }
-    const cleanedFields = cleanFields(fields)
-    if (cleanedFields) body.fields = cleanedFields
+  }
+
+  function sendIdentity(found: Identity, via: 'sdk' | 'form'): void {
+    if (!permitted()) return
+    const body: IdentifyInput = { v: PROTOCOL_VERSION, sid: session(), vid: visitor(), ...found, via, consent: state.choice || 'unknown' }
     if (device) body.device = device
     // A submitted form usually leaves the page: send it as a beacon.
-    void post(endpoint('identify'), body, via === 'form')
+    void send('identify', body, via === 'form')
   }
 
   function view(): void {
@@ -213,7 +251,7 @@ function start(): void {
       const hit = trackedEvent(name, props, options, location.href, Date.now())
       if (hit) queue.push(hit)
     }),
-    identifyUser: guard((email: unknown, fields?: unknown) => identify(email, fields, 'sdk')),
+    identifyUser: guard(identifyUser),
     consent: guard(choose),
     /** The dc_session_id for server-side conversions; undefined until consent allows identifiers. */
     sessionId: guard(() => (permitted() ? session() : undefined)),
@@ -240,7 +278,6 @@ function start(): void {
   addEventListener('popstate', () => setTimeout(safeView))
   addEventListener('pagehide', () => queue.flush(true))
   document.addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && queue.flush(true))
-  watchForms(settings.forms, permitted, guard(({ email, fields }) => identify(email, fields, 'form')))
 
   /** The consent tool reader (GET /script/cmp), which then reports to `follow`. */
   const readCmp = (): void => chunk('cmp', (watch) => watch(source, guard(follow)))

@@ -18,42 +18,36 @@ export interface Environment {
 
 /** Hints of a headless or automated browser. Pure. */
 export function headlessHints(env: Environment): string[] {
-  const hints: string[] = []
-  const desktop = !/Mobi|Android/.test(env.ua)
-  if (/HeadlessChrome/.test(env.ua)) hints.push('HeadlessChrome-ua')
-  if (desktop && env.plugins === 0) hints.push('no-plugins')
-  if (env.languages === 0) hints.push('no-languages')
-  if (!env.outerWidth && !env.outerHeight) hints.push('zero-outer-size')
-  if (/Chrome\//.test(env.ua) && !env.chrome) hints.push('no-window-chrome')
-  if (env.automation) hints.push('automation-globals')
-  return hints
+  const hints: [unknown, string][] = [
+    [/HeadlessChrome/.test(env.ua), 'HeadlessChrome-ua'],
+    [!/Mobi|Android/.test(env.ua) && env.plugins === 0, 'no-plugins'],
+    [env.languages === 0, 'no-languages'],
+    [!env.outerWidth && !env.outerHeight, 'zero-outer-size'],
+    [/Chrome\//.test(env.ua) && !env.chrome, 'no-window-chrome'],
+    [env.automation, 'automation-globals'],
+  ]
+  return hints.filter(([found]) => found).map(([, hint]) => hint)
 }
 
 /** Starts counting interactions; the returned function gives the signals for a hit sent now. */
 export function watchSignals(): () => Signals {
   let interactions = 0
   let first: number | undefined
-  const count = (): void => {
-    interactions++
-    if (first === undefined) first = Math.round(performance.now())
-  }
+  const now = (): number => Math.round(performance.now())
+  const count = (): void => void (interactions++, first ??= now())
   for (const type of ['pointerdown', 'keydown', 'scroll', 'touchstart']) addEventListener(type, count, { capture: true, passive: true })
 
   const w = window as unknown as Record<string, unknown>
-  const hints = headlessHints({
-    ua: navigator.userAgent,
-    plugins: navigator.plugins?.length,
-    languages: navigator.languages?.length,
-    outerWidth: outerWidth,
-    outerHeight: outerHeight,
+  const nav = navigator
+  const headless = headlessHints({
+    ua: nav.userAgent,
+    plugins: nav.plugins?.length,
+    languages: nav.languages?.length,
+    outerWidth,
+    outerHeight,
     chrome: !!w.chrome,
     automation: !!(w._phantom || w.callPhantom || w.__nightmare || document.documentElement.getAttribute('webdriver')),
   })
-  return () => {
-    const signals: Signals = { interactions, sinceLoadMs: Math.round(performance.now()) }
-    if (navigator.webdriver !== undefined) signals.webdriver = navigator.webdriver
-    if (hints.length) signals.headless = hints
-    if (first !== undefined) signals.firstInteractionMs = first
-    return signals
-  }
+  // Absent members are dropped by JSON: webdriver where the browser has none, headless without hints, no interaction yet.
+  return () => ({ webdriver: nav.webdriver, headless: headless.length ? headless : undefined, interactions, firstInteractionMs: first, sinceLoadMs: now() })
 }

@@ -3,7 +3,7 @@
  * mirror (the visitor id). Cookies are host-only, SameSite=Lax, 400 days (the browsers' cap).
  * Nothing here is called before the visitor's consent allows it (see consent.ts), except reading the choice.
  */
-import { readCookie } from './click-ids.ts'
+import { readCookie } from './cookie.ts'
 
 const MAX_AGE = 400 * 86_400
 

@@ -36,27 +36,31 @@ export function sameSite(host: string, pageHost: string): boolean {
 }
 
 /**
- * POSTs a JSON body. On page unload it uses navigator.sendBeacon (no answer); otherwise fetch with keepalive,
- * resolving to the parsed answer (or undefined on any failure: nothing is ever thrown into the page). Credentials
- * go only to a host of the page's own site, where the first-party visitor cookie (set by /collect) is kept; a
- * credentialed answer from elsewhere would be readable only if the server allowed credentials for this page,
- * which it does not for a site without domains.
+ * The credentials of a request to `url`: only a host of the page's own site gets cookies, where the first-party
+ * visitor cookie (set by /collect) is kept; a credentialed answer from elsewhere would be readable only if the server
+ * allowed credentials for this page, which it does not for a site without domains. In the ids chunk: before
+ * identifiers are allowed, every request omits them.
  */
-export function post(url: string, body: unknown, unloading = false, retried = false): Promise<unknown> {
-  const json = JSON.stringify(body)
+export function credentialsFor(url: string): RequestCredentials {
+  return sameSite(new URL(url).hostname, location.hostname) ? 'include' : 'omit'
+}
+
+/**
+ * POSTs a JSON body. On page unload it uses navigator.sendBeacon (no answer); otherwise fetch with keepalive,
+ * resolving to the parsed answer (or undefined on any failure: nothing is ever thrown into the page).
+ */
+export async function post(url: string, body: unknown, unloading = false, credentials: RequestCredentials = 'omit', retried = false): Promise<unknown> {
   try {
-    if (unloading && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([json], { type: 'text/plain' }))) return Promise.resolve(undefined)
-    const credentials = sameSite(new URL(url).hostname, location.hostname) ? 'include' : 'omit'
-    return fetch(url, { method: 'POST', body: json, keepalive: true, credentials, headers: { 'content-type': 'text/plain' } })
-      .then((response) => {
-        if (response.ok) return response.json()
-        // 503: the server recorded nothing and asks for a later try (its database is catching up): one more, while the page lives.
-        if (response.status !== 503 || retried) return undefined
-        const seconds = Math.min(Number(response.headers.get('retry-after')) || 5, 60)
-        return new Promise((resolve) => setTimeout(() => resolve(post(url, body, false, true)), seconds * 1000))
-      })
-      .catch(() => undefined)
+    const json = JSON.stringify(body)
+    if (unloading && navigator.sendBeacon?.(url, new Blob([json], { type: 'text/plain' }))) return undefined
+    const response = await fetch(url, { method: 'POST', body: json, keepalive: true, credentials, headers: { 'content-type': 'text/plain' } })
+    if (response.ok) return await response.json()
+    // 503: the server recorded nothing and asks for a later try (its database is catching up): one more, while the page lives.
+    if (response.status !== 503 || retried) return undefined
+    const seconds = Math.min(Number(response.headers.get('retry-after')) || 5, 60)
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+    return await post(url, body, false, credentials, true)
   } catch {
-    return Promise.resolve(undefined)
+    return undefined
   }
 }
