@@ -67,6 +67,9 @@ describe('click ids', () => {
     // The same click seen again keeps its first time; a new click replaces it.
     expect(extractClickIds('?fbclid=IwAR2x', T + 5000, first).fbc).toBe(`fb.1.${T}.IwAR2x`)
     expect(extractClickIds('?fbclid=Other', T + 5000, first).fbc).toBe(`fb.1.${T + 5000}.Other`)
+    // The pixel's cookie may carry a fifth segment after the fbclid; the same click seen again keeps it and its time.
+    const fromPixel = { fbc: `fb.1.${T}.IwAR2x.AQ` }
+    expect(extractClickIds('?fbclid=IwAR2x', T + 5000, fromPixel).fbc).toBe(`fb.1.${T}.IwAR2x.AQ`)
   })
 
   it('keeps the latest value per key and the others as they were', () => {

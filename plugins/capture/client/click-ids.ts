@@ -34,8 +34,9 @@ export function extractClickIds(search: string, now: number, kept: ClickIds = {}
     const key = URL_KEYS.find((k) => k.toLowerCase() === name.toLowerCase())
     if (!key || !value || value.length > MAX) return
     if (key !== 'fbclid') ids[key] = value
-    // The same fbclid seen again (a reload, a shared link) keeps the time it was first seen.
-    else if (!ids.fbc || !ids.fbc.endsWith(`.${value}`)) ids.fbc = toFbc(value, now)
+    // The same fbclid seen again (a reload, a shared link) keeps the time it was first seen, and a fifth segment the
+    // pixel's cookie may carry after it (fb.1.<ms>.<fbclid>.<appendix>).
+    else if (ids.fbc?.split('.')[3] !== value) ids.fbc = toFbc(value, now)
   })
   return ids
 }
