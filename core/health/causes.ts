@@ -52,5 +52,5 @@ export function percent(share: number): string {
 }
 
 export function describeCause(cause: AlertCause): string {
-  return cause === 'credentials' ? 'credentials refused' : cause === 'failure-rate' ? 'failure rate above the threshold' : 'API version nearing its sunset'
+  return cause === 'credentials' ? 'credentials refused' : cause === 'failure-rate' ? 'too many failures' : 'API version sunset'
 }
