@@ -33,37 +33,44 @@ export interface DestinationHealth {
   since: string | null
 }
 
+/**
+ * How far back the lookups read, by creation time: the index on (site_id, created_at) bounds them, so a site with
+ * years of deliveries costs the alert job no more than one with a month. "Since" is at most this old.
+ */
+export const HEALTH_HORIZON_DAYS = 30
+const RECENT = `d.created_at >= now() - make_interval(days => ${HEALTH_HORIZON_DAYS})`
+
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
 /** $1 site, $2 platforms, $3 window in minutes. One row per platform, in the order given. */
 const DESTINATION_HEALTH: PreparedStatement = {
-  name: 'dcgate_destination_health_v1',
+  name: 'dcgate_destination_health_v2',
   reusePlan: false,
   text: `select p.provider, w.sent, w.failed, w.credential_failures,
       ${iso('r.updated_at')} as last_refusal_at, r.http_status as last_refusal_status, r.error as last_refusal,
       coalesce(n.status = 'failed' and n.credentials, false) as credentials_refused,
       case when n.status is null then 'unknown' when n.status = 'sent' then 'healthy' else 'failing' end as state,
       ${iso(`case when n.status = 'sent'
-        then (select min(d.updated_at) from deliveries d where d.site_id = $1 and d.provider = p.provider and d.status = 'sent' and d.updated_at > coalesce(r.updated_at, '-infinity'))
-        else (select min(d.updated_at) from deliveries d where d.site_id = $1 and d.provider = p.provider and d.status = 'failed' and d.updated_at > coalesce(s.updated_at, '-infinity')) end`)} as since
+        then (select min(d.updated_at) from deliveries d where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.status = 'sent' and d.updated_at > coalesce(r.updated_at, '-infinity'))
+        else (select min(d.updated_at) from deliveries d where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.status = 'failed' and d.updated_at > coalesce(s.updated_at, '-infinity')) end`)} as since
     from unnest($2::text[]) with ordinality as p(provider, position)
     cross join lateral (
       select (count(*) filter (where d.status = 'sent'))::int as sent,
         (count(*) filter (where d.status in ('failed', 'retrying')))::int as failed,
         (count(*) filter (where d.status in ('failed', 'retrying') and ${CREDENTIAL_REFUSAL}))::int as credential_failures
-      from deliveries d where d.site_id = $1 and d.provider = p.provider and d.updated_at >= now() - make_interval(mins => $3::int)
+      from deliveries d where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.updated_at >= now() - make_interval(mins => $3::int)
         and (d.status in ('sent', 'failed') or (d.status = 'retrying' and d.attempts > 0))
     ) w
     left join lateral (
-      select d.updated_at, d.http_status, d.error from deliveries d where d.site_id = $1 and d.provider = p.provider and d.status = 'failed'
+      select d.updated_at, d.http_status, d.error from deliveries d where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.status = 'failed'
       order by d.updated_at desc limit 1
     ) r on true
     left join lateral (
-      select d.updated_at from deliveries d where d.site_id = $1 and d.provider = p.provider and d.status = 'sent' order by d.updated_at desc limit 1
+      select d.updated_at from deliveries d where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.status = 'sent' order by d.updated_at desc limit 1
     ) s on true
     left join lateral (
       select d.status, ${CREDENTIAL_REFUSAL} as credentials from deliveries d
-      where d.site_id = $1 and d.provider = p.provider and d.status in ('sent', 'failed') order by d.updated_at desc limit 1
+      where d.site_id = $1 and ${RECENT} and d.provider = p.provider and d.status in ('sent', 'failed') order by d.updated_at desc limit 1
     ) n on true
     order by p.position`,
 }
