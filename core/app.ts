@@ -32,6 +32,8 @@ import { scheduleDeliveryWorker } from './delivery/worker.ts'
 import { scheduleDiagnostics } from './delivery/diagnostics.ts'
 import { runStartupChecks } from './delivery/startup-checks.ts'
 import { scheduleClearFieldErasure } from './delivery/clear-fields.ts'
+import { scheduleDeliveryAlerts } from './health/alerts.ts'
+import { createMailer, type Mailer } from './mail/mailer.ts'
 import { createScheduler } from './jobs/scheduler.ts'
 import { createRequestObserver } from './metrics/http.ts'
 import { countingConversions } from './metrics/observe.ts'
@@ -170,6 +172,12 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     hooks.hook('app:ready', () => void runStartupChecks(registry, config.sites.map((site) => site.id), logger))
     scheduleDiagnostics(scheduler.schedule, { prepared, registry, storage, timeoutMs: config.delivery.requestTimeoutMs, onError: reportDelivery }, config.delivery.workerIntervalMs)
     scheduleClearFieldErasure(scheduler.schedule, prepared, config.delivery.retryWindowDays)
+    // Delivery health alerts (core/health): the mailer is made on the first alert, and closed with the app.
+    let alertMailer: Mailer | undefined
+    hooks.hook('app:close', () => alertMailer?.close())
+    scheduleDeliveryAlerts(scheduler.schedule, {
+      prepared, registry, sites, baseUrl, mailer: () => (alertMailer ??= createMailer(config, logger)), report: (error) => reportSafe(error, { source: 'job:health:alerts' }),
+    }, config.delivery.workerIntervalMs)
 
     const context: PluginContext = {
       app, hooks, config, orm, prepared, storage, keyring, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,

@@ -210,6 +210,21 @@ const SiteSchema = strict({
   )),
   /** A subdomain of the site that CNAMEs to the shared script host (e.g. t.shop.example); served first-party once verified. */
   firstPartyHost: v.optional(v.pipe(v.string(), v.toLowerCase(), v.regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'must be a host name such as t.shop.example'))),
+  /** Delivery health alerts (core/health): who is told when a destination fails, and when it counts as failing. */
+  alerts: v.optional(strict({
+    /** true: the site's members; false: nobody; or a list of addresses. */
+    email: v.optional(v.union([
+      v.boolean(),
+      v.array(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an email address such as owner@shop.example'))),
+    ], 'must be true, false or a list of email addresses'), true),
+    /** Also POSTed here as JSON (docs/delivery-health.md). */
+    webhookUrl: v.optional(v.pipe(v.string(), v.url('must be an absolute URL such as https://hooks.example.com/dcgate'), v.regex(/^https?:\/\//, 'must be an http or https URL'))),
+    /** Signs the webhook's body (HMAC-SHA256, header x-dcgate-signature) when set. */
+    webhookSecret: v.optional(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'))),
+    /** Alert when more than this share (0 to 1) of a destination's ended deliveries in the window failed. */
+    failureRate: v.optional(v.pipe(v.number('must be a number from 0 to 1'), v.minValue(0, 'must be at least 0'), v.maxValue(1, 'must be at most 1')), 0.25),
+    windowMinutes: v.optional(v.pipe(v.number(), v.integer('must be a whole number of minutes'), v.minValue(5, 'must be at least 5'), v.maxValue(10_080, 'must be at most 10080 (a week)')), 60),
+  }), {}),
   /** Who may sign in to this site's dashboard with an emailed link (plugins/dashboard); the operator sees every site. */
   members: v.optional(v.array(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an email address such as owner@shop.example'))), []),
 })

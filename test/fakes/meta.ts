@@ -20,6 +20,10 @@ export interface FakeMeta extends FakeServer {
   batches: MetaBatch[]
   /** Every accepted server event, in order, across batches. */
   readonly events: Record<string, unknown>[]
+  /** From now on the configured token is refused as expired (OAuthException 190, subcode 463), as Meta refuses a revoked or expired one. */
+  revokeToken: () => void
+  /** The token works again (a new one was issued under the same value). */
+  restoreToken: () => void
 }
 
 export interface FakeMetaOptions {
@@ -45,6 +49,11 @@ const fbtraceId = () => `AFake${String(++traces).padStart(6, '0')}Trace`
 
 /** Graph error bodies, as Meta sends them. */
 export const metaErrors = {
+  /**
+   * A token that was valid and no longer is: Graph's error handling guide lists code 190 ("Access token has expired")
+   * with subcode 463 (expired); the message names when the session ended.
+   */
+  expiredToken: (expiredAt = new Date()): FakeReply => graphError(401, { message: `Error validating access token: Session has expired on ${expiredAt.toUTCString()}. The current time is ${new Date().toUTCString()}.`, type: 'OAuthException', code: 190, error_subcode: 463 }, { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired"' }),
   invalidToken: (): FakeReply => graphError(401, { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 }, { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token - Cannot parse access token"' }),
   missingToken: (): FakeReply => graphError(400, { message: 'An access token is required to request this resource.', type: 'OAuthException', code: 104 }),
   invalidParameter: (title: string, userMessage: string, subcode?: number): FakeReply => graphError(400, { message: 'Invalid parameter', type: 'OAuthException', code: 100, ...(subcode ? { error_subcode: subcode } : {}), is_transient: false, error_user_title: title, error_user_msg: userMessage }),
@@ -69,6 +78,7 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
   const version = options.version ?? META_API_VERSION
   const now = options.now ?? Date.now
   const batches: MetaBatch[] = []
+  let revokedAt: Date | undefined
 
   const server = await startFakeServer((request) => {
     const url = new URL(request.path, 'http://fake.invalid')
@@ -78,6 +88,7 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
     const token = bearer(request) ?? params.get('access_token')
     if (!token) return metaErrors.missingToken()
     if (token !== accessToken) return metaErrors.invalidToken()
+    if (revokedAt) return metaErrors.expiredToken(revokedAt)
     if (request.method !== 'POST' || path[2] !== pixelId) return metaErrors.unknownObject(path[2]!)
     const checked = checkBatch(params, now())
     if ('error' in checked) return checked.error
@@ -92,6 +103,8 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
     get events() {
       return batches.flatMap((batch) => batch.data)
     },
+    revokeToken: () => { revokedAt = new Date() },
+    restoreToken: () => { revokedAt = undefined },
   }
 }
 

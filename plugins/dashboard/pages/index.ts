@@ -5,6 +5,7 @@ import { deliveriesPage } from './deliveries.ts'
 import { heldPage } from './held.ts'
 import { keysPage } from './keys.ts'
 import { overviewPage } from './overview.ts'
+import { reconciliationPage } from './reconciliation.ts'
 import { sessionsPage } from './sessions.ts'
 import { setupPage } from './setup.ts'
 import { usersPage } from './users.ts'
@@ -16,6 +17,7 @@ import { usersPage } from './users.ts'
 export const pages: readonly DashboardPage[] = [
   overviewPage,
   deliveriesPage,
+  reconciliationPage,
   heldPage,
   keysPage,
   setupPage,

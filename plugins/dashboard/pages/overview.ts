@@ -6,6 +6,7 @@ import { FREE_EMAIL_CHECKS } from '../../../core/sites/plans.ts'
 import { shareBar, stackedBarChart, type Series } from '../charts.ts'
 import { html, time, type Html } from '../html.ts'
 import { definePage, type PageContext } from '../page.ts'
+import { healthSection } from './health.ts'
 import { deliveriesPerDay, lastErrors, matchQuality, siteCounts, type DayCount, type LastError } from '../queries/overview.ts'
 
 /** Days the charts and the match quality cover. */
@@ -31,6 +32,7 @@ export const overviewPage = definePage({
       siteCounts(prepared, ctx.site.id, ctx.plugin.config.release?.expireAfterDays ?? DEFAULT_EXPIRE_AFTER_DAYS),
       lastErrors(prepared, ctx.site.id, platforms, ERRORS_PER_PLATFORM),
     ])
+    const health = await healthSection(ctx)
     return {
       title: 'Overview',
       body: html`<h1>Overview</h1>
@@ -40,6 +42,7 @@ ${card('Identified users', counts.identified_users, html`<a href="${ctx.href('us
 ${card('Email checks used', ctx.site.plan === 'free' ? `${counts.email_checks} of ${FREE_EMAIL_CHECKS}` : counts.email_checks,
   ctx.site.plan === 'free' ? html`free plan: ${Math.max(0, FREE_EMAIL_CHECKS - counts.email_checks)} left` : html`${ctx.site.plan} plan`)}
 </section>
+${health}
 <section aria-labelledby="per-day"><h2 id="per-day">Deliveries per day, last ${DAYS} days (UTC)</h2>
 ${platforms.length ? platformCharts(platforms, perDay) : html`<p>No ad platform is configured for this site, so nothing is delivered.</p>`}</section>
 <section aria-labelledby="quality"><h2 id="quality">Match quality, last ${DAYS} days</h2>
