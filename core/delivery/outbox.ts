@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage'
+import { ATP_IDS } from '../consent/ac.ts'
 import type { Registry, AdPlatformDefinition } from '../registry.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
@@ -293,5 +294,7 @@ function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string)
 
 /** Why a platform the visitor refused as a TCF vendor is skipped. */
 export function vendorRefusal(platform: string): string {
-  return `the visitor's TC string gives ${platform} no vendor consent`
+  // A Google ad tech provider outside the GVL is refused in the Additional Consent string, a GVL vendor in the TC string.
+  return platform in ATP_IDS ? `the visitor's Additional Consent string gives ${platform} no consent`
+    : `the visitor's TC string gives ${platform} no vendor consent`
 }
