@@ -71,7 +71,7 @@ export function watchCmp(source: string, report: Report): void {
 function api(name: string): Function | undefined {
   if (w[name]) return w[name]
   let host: any
-  for (let f: any = w; !host && f != top;) {
+  for (let f: any = w; !host && f && f != w.top;) {
     f = f.parent
     try {
       if (f[name + 'Locator']) host = f
