@@ -22,7 +22,7 @@ export interface ConsentPurposes {
   ad_user_data?: Signal
   /** Ads personalised from it, remarketing (TCF purposes 3 and 4; Consent Mode ad_personalization). */
   ad_personalization?: Signal
-  /** dcgate platform names the TC string refused as vendors (their Global Vendor List id had no consent). */
+  /** dcgate platforms refused as vendors: by the TC string (GVL id without consent) or Google's Additional Consent string (ATP shown without consent). */
   vendors_denied?: string[]
   /** A US state section of a GPP string says the person opted out of sale, sharing or targeted advertising. */
   us_opt_out?: boolean

@@ -178,7 +178,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
     if (skip) return skipped(skip)
-    // A TC string that refused this platform as a vendor (its Global Vendor List id had no consent).
+    // Refused as a vendor: by the TC string (its GVL id had no consent) or the Additional Consent string (core/consent).
     if (sending.consent.vendorsDenied?.includes(platform.name)) return skipped(vendorRefusal(platform.name))
     // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
     skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
