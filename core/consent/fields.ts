@@ -3,6 +3,7 @@
  * read.ts, which decodes them, so the tracking script's types (plugins/capture/protocol.ts) reach no decoder library.
  */
 import * as v from 'valibot'
+import { MAX_AC_STRING } from './ac.ts'
 import { CONSENT_SOURCES } from './purposes.ts'
 
 /** Longest TC string accepted: a full vendor list with publisher restrictions stays far below it. */
@@ -18,6 +19,8 @@ export const ConsentFields = {
   tcString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_TC_STRING))),
   /** A GPP string (`__gpp` pingData.gppString). */
   gppString: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_GPP_STRING))),
+  /** Google's Additional Consent string (`__tcfapi` tcData.addtlConsent), read alongside a TC string. */
+  addtlConsent: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(MAX_AC_STRING))),
   ad_storage: v.optional(Signal),
   analytics_storage: v.optional(Signal),
   ad_user_data: v.optional(Signal),

@@ -22,7 +22,7 @@ export interface ConsentPurposes {
   ad_user_data?: Signal
   /** Ads personalised from it, remarketing (TCF purposes 3 and 4; Consent Mode ad_personalization). */
   ad_personalization?: Signal
-  /** dcgate platform names the TC string refused as vendors (their Global Vendor List id had no consent). */
+  /** dcgate platforms refused as vendors: by the TC string (GVL id without consent) or Google's Additional Consent string (ATP shown without consent). */
   vendors_denied?: string[]
   /** A US state section of a GPP string says the person opted out of sale, sharing or targeted advertising. */
   us_opt_out?: boolean
@@ -75,8 +75,17 @@ export function applyConsent(own: ConsentPurposes | undefined, visit: ConsentPur
 export function advertisingRefusal(applied: AppliedConsent): string | undefined {
   const p = applied.purposes
   if (!p || p.advertising !== 'denied') return undefined
-  const where = applied.rule === 'conversion' ? 'the conversion\'s context.consent' : 'the matched visit'
-  return p.measurement === 'granted'
-    ? `consent (${p.source}, ${where}) allows measurement but not advertising`
-    : `the visitor denied consent (${p.source}, ${where})`
+  const where = applied.rule === 'conversion' ? REFUSAL_WORDS.conversion : REFUSAL_WORDS.visit
+  return (p.measurement === 'granted' ? REFUSAL_WORDS.measurementOnly : REFUSAL_WORDS.denied).replace('%s', p.source).replace('%s', where)
 }
+
+/**
+ * The words of a consent refusal, `%s` for the source and then for where the consent came from: shared with the
+ * release of a held conversion (plugins/release), which writes them in SQL with `format()`.
+ */
+export const REFUSAL_WORDS = {
+  measurementOnly: 'consent (%s, %s) allows measurement but not advertising',
+  denied: 'the visitor denied consent (%s, %s)',
+  conversion: 'the conversion\'s context.consent',
+  visit: 'the matched visit',
+} as const

@@ -1,9 +1,10 @@
 /**
- * One consent from what a page or a server conversion carries: a TC string, a GPP string, Consent Mode's four
- * signals, or purposes as dcgate names them. A TC string wins (it is the record the visitor's choice was made in),
- * then GPP; signals or purposes fill what the strings leave unsaid.
+ * One consent from what a page or a server conversion carries: a TC string (with Google's Additional Consent string
+ * beside it), a GPP string, Consent Mode's four signals, or purposes as dcgate names them. A TC string wins (it is
+ * the record the visitor's choice was made in), then GPP; signals or purposes fill what the strings leave unsaid.
  */
 import * as v from 'valibot'
+import { AcStringError, atpsDenied, parseAcString } from './ac.ts'
 import { ConsentFields, type ClientConsent } from './fields.ts'
 import { fromGppString, GppStringError } from './gpp.ts'
 import { fromConsentMode, type ConsentPurposes, type ConsentSource } from './purposes.ts'
@@ -19,20 +20,25 @@ const readable = (read: (text: string) => unknown) => (text: string): boolean =>
   }
 }
 
-/** The same fields for a server conversion, whose strings are refused (400, naming the field) when unreadable. */
+/** The same fields for a server conversion, whose strings are refused (4xx, naming the field) when unreadable. */
 export const CheckedConsentFields = {
   ...ConsentFields,
   tcString: v.optional(v.pipe(ConsentFields.tcString.wrapped, v.check(readable(fromTcString), 'is not a TCF v2 TC string'))),
   gppString: v.optional(v.pipe(ConsentFields.gppString.wrapped, v.check(readable(fromGppString), 'is not a GPP string'))),
+  addtlConsent: v.optional(v.pipe(ConsentFields.addtlConsent.wrapped, v.check(readable(parseAcString), 'is not a Google Additional Consent string ("2~<consented ids>~dv.<disclosed ids>")'))),
 }
 
+/** Google's Additional Consent extends a TC string; alone it says nothing Google's specification gives a meaning to. */
+export const AC_NEEDS_TC = 'is read only alongside a tcString (Google\'s Additional Consent extends TCF)'
 
-export type ConsentInput = Partial<Pick<ClientConsent, 'tcString' | 'gppString' | 'ad_storage' | 'analytics_storage' | 'ad_user_data' | 'ad_personalization' | 'measurement' | 'advertising'>>
+export type ConsentInput = Partial<Pick<ClientConsent, 'tcString' | 'gppString' | 'addtlConsent' | 'ad_storage' | 'analytics_storage' | 'ad_user_data' | 'ad_personalization' | 'measurement' | 'advertising'>>
 
-/** A TC or GPP string that cannot be read, named by its field. */
+type StringField = 'tcString' | 'gppString' | 'addtlConsent'
+
+/** A TC, GPP or Additional Consent string that cannot be read, named by its field. */
 export class ConsentStringError extends Error {
-  readonly field: 'tcString' | 'gppString'
-  constructor(field: 'tcString' | 'gppString', message: string) {
+  readonly field: StringField
+  constructor(field: StringField, message: string) {
     super(message)
     this.field = field
   }
@@ -45,21 +51,29 @@ export class ConsentStringError extends Error {
 export function readConsent(input: ConsentInput, source: ConsentSource): ConsentPurposes | undefined {
   const signals = { ...fromConsentMode(input, source), ...pick(input) }
   const said = Object.keys(signals).length > 1
-  if (input.tcString) return { ...signals, ...decode('tcString', () => fromTcString(input.tcString!)) }
+  if (input.tcString) return withAdditional({ ...signals, ...decode('tcString', () => fromTcString(input.tcString!)) }, input.addtlConsent)
   if (input.gppString) return { ...signals, ...decode('gppString', () => fromGppString(input.gppString!)) }
   return said ? signals : undefined
+}
+
+/** The platforms an Additional Consent string refuses join those the TC string refused. */
+function withAdditional(purposes: ConsentPurposes, addtlConsent: string | undefined): ConsentPurposes {
+  if (!addtlConsent) return purposes
+  const refused = decode('addtlConsent', () => atpsDenied(parseAcString(addtlConsent)))
+  const vendorsDenied = [...(purposes.vendors_denied ?? []), ...refused]
+  return vendorsDenied.length ? { ...purposes, vendors_denied: vendorsDenied } : purposes
 }
 
 function pick(input: ConsentInput): Partial<ConsentPurposes> {
   return { ...(input.measurement ? { measurement: input.measurement } : {}), ...(input.advertising ? { advertising: input.advertising } : {}) }
 }
 
-function decode(field: 'tcString' | 'gppString', read: () => ConsentPurposes): ConsentPurposes {
+function decode<T>(field: StringField, read: () => T): T {
   try {
     return read()
   }
   catch (error) {
-    if (error instanceof TcStringError || error instanceof GppStringError) throw new ConsentStringError(field, error.message)
+    if (error instanceof TcStringError || error instanceof GppStringError || error instanceof AcStringError) throw new ConsentStringError(field, error.message)
     throw error
   }
 }

@@ -1,4 +1,5 @@
 import type { Storage } from 'unstorage'
+import { ATP_IDS } from '../consent/ac.ts'
 import type { Registry, AdPlatformDefinition } from '../registry.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
@@ -177,7 +178,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
     }
     if (skip) return skipped(skip)
-    // A TC string that refused this platform as a vendor (its Global Vendor List id had no consent).
+    // Refused as a vendor: by the TC string (its GVL id had no consent) or the Additional Consent string (core/consent).
     if (sending.consent.vendorsDenied?.includes(platform.name)) return skipped(vendorRefusal(platform.name))
     // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
     skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
@@ -293,5 +294,7 @@ function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string)
 
 /** Why a platform the visitor refused as a TCF vendor is skipped. */
 export function vendorRefusal(platform: string): string {
-  return `the visitor's TC string gives ${platform} no vendor consent`
+  // A Google ad tech provider outside the GVL is refused in the Additional Consent string, a GVL vendor in the TC string.
+  return platform in ATP_IDS ? `the visitor's Additional Consent string gives ${platform} no consent`
+    : `the visitor's TC string gives ${platform} no vendor consent`
 }

@@ -4,7 +4,7 @@
  * the other.
  */
 import * as v from 'valibot'
-import { CheckedConsentFields, readConsent } from '../consent/read.ts'
+import { AC_NEEDS_TC, CheckedConsentFields, readConsent } from '../consent/read.ts'
 import type { UsPrivacyInput } from '../delivery/decide.ts'
 import type { ConversionInput } from '../delivery/types.ts'
 import { canonicalEmail, EMAIL_MESSAGE, MAX_EMAIL_LENGTH } from '../identity/email.ts'
@@ -85,14 +85,19 @@ export const ConversionRequest = v.looseObject({
     userAgent: v.optional(Text(2048)),
     page: v.optional(v.looseObject({ url: v.optional(Text(4096)) })),
     // The person's choices. Other keys (Segment's categoryPreferences) are accepted and ignored.
-    consent: v.optional(v.looseObject({
+    consent: v.optional(v.pipe(v.looseObject({
       /** The person opted out of the sale or sharing of their data, or of targeted advertising, under a US state law. */
       usPrivacyOptOut: v.optional(v.boolean('must be true or false')),
       /** The buyer's browser sent Global Privacy Control (`Sec-GPC: 1`, navigator.globalPrivacyControl). */
       gpc: v.optional(v.boolean('must be true or false')),
       // The visitor's choice as the site's consent tool recorded it: a TC string, a GPP string, or Consent Mode's signals.
       ...CheckedConsentFields,
-    }, 'must be an object')),
+      // Google's Additional Consent under the name it has down the ad chain (https://support.google.com/admanager/answer/9681920).
+      addtl_consent: CheckedConsentFields.addtlConsent,
+    }, 'must be an object'),
+    // An Additional Consent string given without the TC string it extends is refused, naming the field it came in.
+    v.forward(v.partialCheck([['addtlConsent'], ['tcString']], (c) => !c.addtlConsent || !!c.tcString, AC_NEEDS_TC), ['addtlConsent']),
+    v.forward(v.partialCheck([['addtl_consent'], ['tcString']], (c) => !c.addtl_consent || !!c.tcString, AC_NEEDS_TC), ['addtl_consent']))),
   })),
 })
 export type ConversionRequestOutput = v.InferOutput<typeof ConversionRequest>
@@ -122,6 +127,6 @@ export function toConversionInput(body: ConversionRequestOutput): ConversionInpu
     contentCategory: properties.content_category,
     usOptOut: consent.usPrivacyOptOut === true ? 'opt_out' : consent.gpc === true ? 'gpc' : undefined,
     // The strings were checked readable by the schema.
-    consent: readConsent(consent, consent.tcString ? 'tcf' : consent.gppString ? 'gpp' : 'consent-mode'),
+    consent: readConsent({ ...consent, addtlConsent: consent.addtlConsent ?? consent.addtl_consent }, consent.tcString ? 'tcf' : consent.gppString ? 'gpp' : 'consent-mode'),
   }
 }

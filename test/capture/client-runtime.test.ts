@@ -389,6 +389,27 @@ describe('the site\'s own consent tool', () => {
     expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'manual', ad_personalization: 'denied' } })
   })
 
+  it('a TCF CMP that appears after the script is picked up on a later look; Google\'s addtlConsent goes along', async () => {
+    let listener: TcfListener = () => undefined
+    const page = await browse({ settings: { forms: [], banner: 'off' } })
+    expect(page.loaded).toEqual(['ids'])
+    page.window.__tcfapi = (command: string, _version: number, callback: TcfListener) => void (command === 'addEventListener' && (listener = callback))
+    await page.tick()
+    expect(page.loaded).toEqual(['ids', 'cmp'])
+    listener({ ...tcData({ 1: true, 3: true, 4: true, 7: true }), addtlConsent: '2~89~dv.2572' }, true)
+    page.dcutils().track('granted')
+    await page.tick()
+    expect(collects(page.sent).at(-1)!.body).toMatchObject({ sid: expect.any(String), cmp: { source: 'tcf', tcString: 'TC-STRING', addtlConsent: '2~89~dv.2572' } })
+  })
+
+  it('the look-again is bounded: a tool that appears after it ended is not loaded', async () => {
+    const page = await browse({ settings: { forms: [], banner: 'off' } })
+    for (let i = 0; i < 4; i++) await page.tick()
+    page.window.__tcfapi = () => undefined
+    await page.tick()
+    expect(page.loaded).toEqual(['ids'])
+  })
+
   it('without a consent tool, a site that asks nobody loads neither the reader nor the banner: only the ids chunk (click ids, fingerprint), as identifiers are allowed', async () => {
     const page = await browse({ settings: { forms: [], banner: 'off' } })
     expect(page.loaded).toEqual(['ids'])

@@ -18,8 +18,13 @@ const row = (consent: EventFields['consent_purposes'], choice: EventFields['cons
 })
 
 describe('TCF: the IAB purposes and Google\'s vendor id', () => {
-  it('purposes 1, 3, 4 and 7 with Google\'s vendor consent grant every purpose', () => {
-    expect(fromTcString(tcString([1, 3, 4, 7], [755]))).toEqual({ source: 'tcf', measurement: 'granted', advertising: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' })
+  it('purposes 1, 3, 4 and 7 with every mapped vendor\'s consent grant every purpose', () => {
+    expect(fromTcString(tcString([1, 3, 4, 7], [755, 804, 1126]))).toEqual({ source: 'tcf', measurement: 'granted', advertising: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' })
+  })
+
+  it('LinkedIn (804) and Microsoft Advertising (1126) need their own vendor consent, as Google (755) does', () => {
+    expect(fromTcString(tcString([1, 3, 4, 7], [755])).vendors_denied).toEqual(['linkedin', 'microsoft_ads'])
+    expect(fromTcString(tcString([1, 3, 4, 7], [804, 1126])).vendors_denied).toEqual(['google_ads'])
   })
 
   it('purpose 1 refused: nothing is granted that needs the device, so no measurement and no advertising', () => {
@@ -31,7 +36,7 @@ describe('TCF: the IAB purposes and Google\'s vendor id', () => {
   })
 
   it('Google without vendor consent is named as refused', () => {
-    expect(fromTcString(tcString([1, 3, 4, 7], [1000])).vendors_denied).toEqual(['google_ads'])
+    expect(fromTcString(tcString([1, 3, 4, 7], [1000])).vendors_denied).toEqual(['google_ads', 'linkedin', 'microsoft_ads'])
   })
 
   it('an unreadable string is refused naming its field', () => {
@@ -90,6 +95,6 @@ describe('per destination', () => {
 
   it('a platform refused as a TCF vendor is named for the outbox to skip', () => {
     const consent = applyConsent(fromTcString(tcString([1, 3, 4, 7], [1000])), undefined, 'unknown')
-    expect(toEvent(row(consent)).consent.vendorsDenied).toEqual(['google_ads'])
+    expect(toEvent(row(consent)).consent.vendorsDenied).toEqual(['google_ads', 'linkedin', 'microsoft_ads'])
   })
 })

@@ -89,6 +89,38 @@ describe('context.consent on the automation route', () => {
   })
 })
 
+describe('Google\'s Additional Consent string beside the TC string', () => {
+  it('Meta shown to the visitor without consent (ATP 89) is skipped, naming the string; Google goes on', async () => {
+    const { status } = await convert('ac-1', { consent: { tcString: tcString([1, 3, 4, 7], [755, 804, 1126]), addtlConsent: '2~2572~dv.89' } })
+    expect(status).toBe(202)
+    const rows = await report('ac-1')
+    expect(rows.meta).toMatchObject({ status: 'skipped', error: 'the visitor\'s Additional Consent string gives meta no consent' })
+    expect(rows.google_ads).toMatchObject({ status: 'sent' })
+  })
+
+  it('is taken under its ad-chain name addtl_consent too', async () => {
+    await convert('ac-2', { consent: { tcString: tcString([1, 3, 4, 7], [755, 804, 1126]), addtl_consent: '2~~dv.89' } })
+    expect((await report('ac-2')).meta).toMatchObject({ status: 'skipped' })
+  })
+
+  it('an unreadable one, or one without a TC string, is refused naming the field; nothing is stored', async () => {
+    const tc = tcString([1, 3, 4, 7], [755])
+    for (const [id, consent, field] of [
+      ['ac-bad-1', { tcString: tc, addtlConsent: '2~1\u0000~dv.' }, 'addtlConsent'],
+      ['ac-bad-2', { tcString: tc, addtlConsent: '2~\ud800~dv.' }, 'addtlConsent'],
+      ['ac-bad-3', { tcString: tc, addtlConsent: `2~${'1.'.repeat(5000)}1~dv.` }, 'addtlConsent'],
+      ['ac-bad-4', { addtlConsent: '2~89~dv.' }, 'addtlConsent'],
+      ['ac-bad-5', { addtl_consent: '2~89~dv.' }, 'addtl_consent'],
+    ] as const) {
+      const { status, body } = await convert(id, { consent })
+      expect(status, id).toBeGreaterThanOrEqual(400)
+      expect(status, id).toBeLessThan(500)
+      expect(JSON.stringify(body), id).toContain(`context.consent.${field}`)
+      expect(await report(id)).toEqual({})
+    }
+  })
+})
+
 describe('a matched visit\'s consent applies when the conversion has none', () => {
   it('a visit whose Consent Mode allowed analytics only keeps its page views; its conversion is sent nowhere (rule: visit)', async () => {
     const copKey = app.dcgate.context.sites.byId('shop')!.copKey

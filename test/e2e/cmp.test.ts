@@ -32,7 +32,9 @@ beforeAll(async () => {
     const gtag = kind === 'consent-mode'
       ? `<script>window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments)}
 gtag('consent', 'default', { ad_storage: 'denied', analytics_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied' });</script>`
-      : `<script>window.cmpKind = ${JSON.stringify(kind)}</script><script src="/cmp.js"></script>`
+      // A consent tool that arrives late: the IAB stub and CMP injected two seconds after the page has loaded.
+      : kind === 'tcf-late' ? `<script>window.cmpKind = 'tcf'; addEventListener('load', () => setTimeout(() => document.head.appendChild(Object.assign(document.createElement('script'), { src: '/cmp.js' })), 2000))</script>`
+        : `<script>window.cmpKind = ${JSON.stringify(kind)}</script><script src="/cmp.js"></script>`
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
     res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title>${gtag}
 <script id="dcgate-script" async src="${e2e.dcgate.url}/script?cop_key=${e2e.copKey}"></script></head>
@@ -85,6 +87,45 @@ describe('a TCF consent tool (the IAB\'s CMP API)', () => {
 
     await purchase('e2e-tcf-1', sid)
     expect(await googleConsent('e2e-tcf-1')).toEqual({ adUserData: 'CONSENT_GRANTED', adPersonalization: 'CONSENT_GRANTED' })
+  })
+})
+
+describe('a TCF consent tool that loads after the page', () => {
+  it('is found once it appears: dcgate\'s banner goes, identifiers wait for purpose 1, and Google\'s Additional Consent string reaches the visit', async () => {
+    const { sent, page } = await openVisitor(e2e, contexts, UK_IP)
+    await page.goto(`${pagesUrl}/?cmp=tcf-late`)
+    // No consent tool yet: an EU visitor is asked by dcgate's banner, as on any site without one.
+    await waitFor(async () => bannerCount(page), (n) => n === 1)
+    // The CMP arrives (its dialog shown): dcgate follows it, and its own banner goes.
+    await waitFor(async () => page.evaluate(() => typeof (window as any).cmp?.tcf), (t) => t === 'function')
+    // Looked for again at doubling intervals: found within about eight seconds of the page's start.
+    await waitFor(async () => bannerCount(page), (n) => n === 0, 30_000)
+    expect(anonymous(sent)).toBe(true)
+    // Meta (Google ATP 89) shown without consent, Snap (2572) consented to.
+    await page.evaluate(([tc, ac]) => (window as any).cmp.tcf(tc, ac), [tcString([1, 3, 4, 7], [755, 804, 1126]), '2~2572~dv.89'])
+    await page.evaluate(() => (window as any).dcutils.track('browse'))
+    const { sid } = await identifiersSent(sent)
+    expect(collects(sent).find((r) => r.body.sid)!.body.cmp).toMatchObject({ source: 'tcf', tcString: expect.any(String), addtlConsent: '2~2572~dv.89' })
+    const visit = await waitFor(async () => (await e2e.sql('select consent_purposes from visits where session_id = $1', [sid]))[0], (row) => row !== undefined)
+    expect(visit!.consent_purposes).toMatchObject({ source: 'tcf', measurement: 'granted', advertising: 'granted', vendors_denied: ['meta'] })
+  })
+})
+
+describe('a GPP-only consent tool in the EU (its TCF section, id 2)', () => {
+  it('purpose 1 refused: no identifier; granted: identifiers from the next hit, the visit\'s purposes read from the section', async () => {
+    const { sent, page } = await openVisitor(e2e, contexts, UK_IP)
+    await page.goto(`${pagesUrl}/?cmp=gpp-eu`)
+    await waitFor(async () => collects(sent).length, (n) => n >= 1)
+    await page.evaluate(() => (window as any).cmp.gpp([3, 4, 7]))
+    await page.evaluate(() => (window as any).dcutils.track('browse'))
+    await waitFor(async () => collects(sent).length, (n) => n >= 2)
+    expect(await bannerCount(page)).toBe(0)
+    expect(anonymous(sent)).toBe(true)
+    await page.evaluate(() => (window as any).cmp.gpp([1, 3, 4, 7]))
+    await page.evaluate(() => (window as any).dcutils.track('browse-again'))
+    const { sid } = await identifiersSent(sent)
+    const visit = await waitFor(async () => (await e2e.sql('select consent_purposes from visits where session_id = $1', [sid]))[0], (row) => row !== undefined)
+    expect(visit!.consent_purposes).toMatchObject({ source: 'gpp', measurement: 'granted', advertising: 'granted', ad_personalization: 'granted', us_opt_out: false })
   })
 })
 

@@ -21,7 +21,8 @@ const TOOLS = ['gpp', 'consent-mode', 'tcf']
 
 /**
  * Follows the tools `source` allows. Under 'auto' a richer tool, once it answered, wins over a poorer one (TCF, then
- * Consent Mode, then GPP). A tool loaded after this script is looked for once more when the page has loaded.
+ * Consent Mode, then GPP). A tool loaded after this script is looked for again, 250 ms on and doubling, for about a
+ * minute.
  */
 export function watchCmp(source: string, report: Report): void {
   let best = -1
@@ -29,12 +30,13 @@ export function watchCmp(source: string, report: Report): void {
     const rank = TOOLS.indexOf(consent.source)
     if (rank >= best) report(measurement, consent), (best = rank)
   }
-  const listen = (name: string, subscribe: () => void, retry?: boolean): void => {
-    if (w[name]) subscribe()
-    else if (retry) addEventListener('load', () => listen(name, subscribe))
+  const listen = (name: string, subscribe: (call: Function) => void, wait = 125): void => {
+    const call = api(name)
+    if (call) subscribe(call)
+    else if (wait < 3e4) setTimeout(() => listen(name, subscribe, wait * 2), wait * 2)
   }
   // TCF v2: called back now and on every change (tcloaded, cmpuishown, useractioncomplete).
-  if (on(source, 'tcf')) listen('__tcfapi', () => w.__tcfapi('addEventListener', 2, (d: any, ok: boolean) => {
+  if (on(source, 'tcf')) listen('__tcfapi', (tcfapi) => tcfapi('addEventListener', 2, (d: any, ok: boolean) => {
     if (!ok || !d) return
     if (d.gdprApplies === false) {
       const consent: CmpConsent = { source: 'tcf' }
@@ -42,15 +44,56 @@ export function watchCmp(source: string, report: Report): void {
       return follow('granted', consent)
     }
     const granted = d.eventStatus != 'cmpuishown' && d.tcString
-    follow(granted ? d.purpose.consents[1] ? 'granted' : 'denied' : undefined, granted ? { source: 'tcf', tcString: d.tcString } : { source: 'tcf' })
-  }), true)
-  // GPP: US sections are opt-out laws, so measurement needs no consent there; the server reads the opt-outs. One
-  // whose applicable sections include the EU's TCF (id 2) is left to `__tcfapi`.
-  if (on(source, 'gpp')) listen('__gpp', () => w.__gpp('addEventListener', (e: any, ok: boolean) => {
+    // Google's Additional Consent string rides along (https://support.google.com/admanager/answer/9681920).
+    const ac = typeof d.addtlConsent == 'string' && d.addtlConsent ? { addtlConsent: d.addtlConsent } : {}
+    follow(granted ? d.purpose.consents[1] ? 'granted' : 'denied' : undefined, granted ? { source: 'tcf', tcString: d.tcString, ...ac } : { source: 'tcf' })
+  }))
+  // GPP: US sections are opt-out laws, so measurement needs no consent there; the server reads the opt-outs. When the
+  // EU's TCF section (id 2) applies, its purpose 1 decides, unless a TCF API is there to be followed instead.
+  if (on(source, 'gpp')) listen('__gpp', (gpp) => gpp('addEventListener', (e: any, ok: boolean) => {
     const ping = ok && e && e.pingData
-    if (ping && ping.signalStatus == 'ready' && (ping.applicableSections || []).indexOf(2) < 0) follow('granted', { source: 'gpp', gppString: ping.gppString || undefined })
-  }), true)
+    if (!ping || ping.signalStatus != 'ready') return
+    const eu = (ping.applicableSections || []).indexOf(2) >= 0
+    if (eu && on(source, 'tcf') && api('__tcfapi')) return
+    const section = (ping.parsedSections || {}).tcfeuv2
+    // A section of several segments comes as an array, its core first.
+    const core = section && (section[0] || section)
+    const measurement = !eu ? 'granted' : ping.cmpDisplayStatus == 'visible' ? undefined : core && core.PurposeConsents && core.PurposeConsents[0] ? 'granted' : 'denied'
+    follow(measurement, { source: 'gpp', gppString: ping.gppString || undefined })
+  }))
   if (on(source, 'consent-mode')) watchConsentMode(follow)
+}
+
+/**
+ * The API itself, or for a page in a frame, a stand-in that reaches it in the ancestor window holding its locator
+ * frame (`__tcfapiLocator`, `__gppLocator`) through postMessage, as the IAB's TCF and GPP specifications describe.
+ */
+function api(name: string): Function | undefined {
+  if (w[name]) return w[name]
+  let host: any
+  for (let f: any = w; !host && f && f != w.top;) {
+    f = f.parent
+    try {
+      if (f[name + 'Locator']) host = f
+    } catch {}
+  }
+  if (!host) return undefined
+  const calls: any = {}
+  addEventListener('message', (event) => {
+    let data = event.data
+    try {
+      data = typeof data == 'string' ? JSON.parse(data) : data
+    } catch {}
+    const back = data && data[name + 'Return']
+    if (back && calls[back.callId]) calls[back.callId](back.returnValue, back.success)
+  })
+  // TCF: (command, version, callback, parameter); GPP: (command, callback, parameter, version).
+  return (command: string, a: any, b: any, c: any) => {
+    const callId = Math.random() + ''
+    const tcf = name == '__tcfapi'
+    calls[callId] = tcf ? b : a
+    host.postMessage({ [name + 'Call']: { command, callId, version: tcf ? a : c, parameter: tcf ? c : b } }, '*')
+  }
 }
 
 /**

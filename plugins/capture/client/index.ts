@@ -281,9 +281,11 @@ function start(): void {
 
   /** The consent tool reader (GET /script/cmp), which then reports to `follow`. */
   const readCmp = (): void => chunk('cmp', (watch) => watch(source, guard(follow)))
-  // 'auto' looks again once the page has loaded, for a consent tool loaded after this script.
+  // 'auto' looks again for a consent tool loaded after this script: 250 ms on, doubling, for about a minute.
+  let wait = 125
+  const look = guard((): unknown => cmpPresent() ? readCmp() : wait < 3e4 && setTimeout(look, wait *= 2))
   if (state.cmp && source != 'manual') readCmp()
-  else if (source == 'auto') addEventListener('load', guard(() => cmpPresent() && readCmp()))
+  else if (source == 'auto') look()
   view()
   if (permitted()) onPermitted()
   banner()

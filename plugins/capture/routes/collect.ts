@@ -115,10 +115,12 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: Colle
  */
 function pagePurposes(cmp: CollectBody['cmp']): ConsentPurposes | undefined {
   if (!cmp) return undefined
-  try {
-    return readConsent(cmp, cmp.source)
+  // Without the Additional Consent string first (the TC string stands without it), then without any string.
+  for (const drop of [{}, { addtlConsent: undefined }, { tcString: undefined, gppString: undefined, addtlConsent: undefined }]) {
+    try {
+      return readConsent({ ...cmp, ...drop }, cmp.source)
+    }
+    catch {}
   }
-  catch {
-    return readConsent({ ...cmp, tcString: undefined, gppString: undefined }, cmp.source)
-  }
+  return undefined
 }

@@ -1,5 +1,6 @@
 /** Held conversions: release, list, drop, expire, erase. */
 import type { PreparedStatement, RunPrepared } from '../../../core/db/prepared.ts'
+import { REFUSAL_WORDS } from '../../../core/consent/purposes.ts'
 import { usPrivacyDropReason } from '../../../core/delivery/decide.ts'
 import { oneOff } from './one-off.ts'
 
@@ -7,15 +8,17 @@ import { oneOff } from './one-off.ts'
  * $1 site, $2 event key, $3 normalised email, $4 expiry in days, $5 the site's platforms, $6 the email's SHA-256
  * (an integrator that sent the email already hashed). Claims every matching held row oldest first, marks it released as
  * `crm_qualified`, and writes its outbox rows; the delivery worker sends them like any other delivery. The gates
- * the conversion passed at capture apply again here: a bot, a denied consent, or a US opt-out on a site whose
- * `consent.usPrivacy` was `drop` is recorded as skipped ($7 and $8: the reasons for an opt-out by Global Privacy
- * Control and by the conversion's consent).
+ * the conversion passed at capture apply again here, as core/delivery/decide.ts applies them: a bot; consent per
+ * purpose (the conversion's own or its visit's, as stored with the rule that chose it) that denies advertising, else a
+ * visit's one-bit refusal; or a US opt-out on a site whose `consent.usPrivacy` was `drop`. Each is recorded as skipped
+ * with its reason ($7 and $8: an opt-out by Global Privacy Control and by the conversion's consent; $9 to $12: the
+ * words of a consent refusal, core/consent/purposes.ts REFUSAL_WORDS).
  * Two identical releases at once (a CRM retrying, two pollers) are one after the other: the first takes a transaction
  * lock on (site, event, email), the second waits for it and then finds the rows released (its row locks re-read them).
  * Row locks alone let each take some of the rows, and both answer 200.
  */
 const RELEASE_HELD: PreparedStatement = {
-  name: 'dcgate_release_held_v6',
+  name: 'dcgate_release_held_v7',
   text: `with one_at_a_time as materialized (
       select pg_advisory_xact_lock(hashtextextended($1 || chr(31) || $2 || chr(31) || $3, 0))
     ), claimed as (
@@ -29,13 +32,17 @@ const RELEASE_HELD: PreparedStatement = {
         ip = case when cardinality($5::text[]) = 0 then null else c.ip end,
         user_agent = case when cardinality($5::text[]) = 0 then null else c.user_agent end
       from claimed where c.id = claimed.id
-      returning c.id, c.created_at, c.is_bot, c.consent, c.us_privacy, c.consent_purposes -> 'purposes' ->> 'advertising' = 'denied' as no_ads
+      returning c.id, c.created_at, c.is_bot, c.us_privacy,
+        case when c.consent_purposes ->> 'rule' in ('conversion', 'visit') then
+            case when c.consent_purposes -> 'purposes' ->> 'advertising' = 'denied' then format(
+              case when c.consent_purposes -> 'purposes' ->> 'measurement' = 'granted' then $9 else $10 end,
+              c.consent_purposes -> 'purposes' ->> 'source', case when c.consent_purposes ->> 'rule' = 'conversion' then $11 else $12 end) end
+          when c.consent = 'denied' then 'the visitor denied consent' end as consent_refusal
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, status, error)
       select gen_random_uuid(), r.id, $1, p.provider,
-        case when r.is_bot or r.consent = 'denied' or r.no_ads or r.us_privacy ->> 'mode' = 'drop' then 'skipped' else 'pending' end,
-        case when r.is_bot then 'the matched visit was ruled a bot' when r.consent = 'denied' then 'the visitor denied consent'
-          when r.no_ads then 'the visitor''s consent does not allow advertising'
+        case when r.is_bot or r.consent_refusal is not null or r.us_privacy ->> 'mode' = 'drop' then 'skipped' else 'pending' end,
+        case when r.is_bot then 'the matched visit was ruled a bot' when r.consent_refusal is not null then r.consent_refusal
           when r.us_privacy ->> 'mode' = 'drop' then case when r.us_privacy ->> 'signal' = 'gpc' then $7 else $8 end end
       from released r, unnest($5::text[]) as p(provider)
       returning conversion_id
@@ -50,6 +57,7 @@ export async function releaseHeldRows(
   const rows = await prepared<{ id: string }>(RELEASE_HELD, [
     held.siteId, held.event, held.email, held.expireAfterDays, held.platforms, held.emailHash,
     usPrivacyDropReason({ mode: 'drop', signal: 'gpc' }), usPrivacyDropReason({ mode: 'drop', signal: 'opt_out' }),
+    REFUSAL_WORDS.measurementOnly, REFUSAL_WORDS.denied, REFUSAL_WORDS.conversion, REFUSAL_WORDS.visit,
   ])
   return rows.map((r) => r.id)
 }
