@@ -1,7 +1,8 @@
 /**
- * A made-up conversion of a site, for the dashboard's Setup page: `forPlan` carries every identifier a platform may
- * need (so only the configuration decides what the plan shows), `forTest` is what "Send test event" sends in the
- * platform's test mode. Neither is ever stored.
+ * A made-up conversion of a site, for the dashboard's Setup page: `planSample` carries every identifier a platform may
+ * need (so only the configuration decides what the plan shows); `sampleEvent` is what "Send test event" sends in the
+ * platform's test mode: the same without Google's click ids, which Google decodes and would refuse as made up (the
+ * hashed email is enough for it). Neither is ever stored.
  */
 import type { SiteConfig } from '../config/schema.ts'
 import { hashIdentity } from '../identity/hash.ts'
@@ -24,7 +25,7 @@ export function sampleEvent(siteId: string, site: Pick<SiteConfig, 'domains'>, s
     items: [],
     channel: 'online',
     identity: hashIdentity(TEST_PERSON),
-    clickIds: {},
+    clickIds: TEST_CLICK_IDS,
     ip: '192.0.2.1',
     userAgent: 'Mozilla/5.0 (dcgate test event)',
     pageUrl: `https://${host}/`,
@@ -34,12 +35,14 @@ export function sampleEvent(siteId: string, site: Pick<SiteConfig, 'domains'>, s
   }
 }
 
-/** Every click id a platform reads, well formed, so that a plan row is decided by the configuration alone. */
-const EVERY_CLICK_ID = {
-  gclid: 'Cj0KCQiA-test', fbc: `fb.1.1700000000000.test`, fbp: 'fb.1.1700000000000.1234567890', ttclid: 'E.C.P.test', li_fat_id: 'test-li-fat-id',
+/** Every click id a platform reads but Google's, well formed (a GA4 client id, a Meta fbc…). */
+const TEST_CLICK_IDS = {
+  fbc: `fb.1.1700000000000.test`, fbp: 'fb.1.1700000000000.1234567890', ttclid: 'E.C.P.test', li_fat_id: 'test-li-fat-id',
   msclkid: 'test-msclkid', uetvid: 'test-uetvid', ga: '1234567890.1700000000', ga_session: 'G-TEST.1700000000', rdt_cid: 'test-rdt-cid',
   epik: 'test-epik', twclid: 'test-twclid', ScCid: 'test-sccid', scid: 'test-scid',
 }
+/** And Google's, so that a plan row is decided by the configuration alone. */
+const EVERY_CLICK_ID = { ...TEST_CLICK_IDS, gclid: 'Cj0KCQiA-test' }
 
 export function planSample(siteId: string, site: Pick<SiteConfig, 'domains'>, standardEvent: StandardEvent, now = new Date()): ConversionEvent {
   return { ...sampleEvent(siteId, site, standardEvent, 'setup-plan', now), clickIds: EVERY_CLICK_ID }

@@ -33,7 +33,7 @@ beforeAll(async () => {
   })
   operator = createBrowser(app)
   await operator.signInAsOperator(app.dcgate.adminToken)
-})
+}, 180_000)
 afterAll(async () => {
   await app?.close()
   await Promise.all([meta?.close(), google?.close()])

@@ -49,4 +49,12 @@ export default defineAdPlatform<RedditOptions>({
   skipReason,
   toRequest: toRedditRequest,
   parseResponse: fromRedditResponse,
+  // Test mode: data.test_id, the id Events Manager → Event Testing shows (README "Test mode").
+  testEvents: {
+    codeLabel: 'Test ID (Events Manager → Event Testing)',
+    options: (options, code) => (code ?? options.testId)
+      ? { ...options, testId: code ?? options.testId }
+      : { refused: 'Reddit needs the test id shown in Events Manager → Event Testing; without it the event would count as real. Nothing was sent.' },
+  },
+  connectionTestGap: 'Reddit documents no read-only call for a conversion access token.',
 })

@@ -76,4 +76,12 @@ export default defineAdPlatform<TikTokOptions>({
   requestGroup: requestGroupOf,
   toRequest: toTrackRequest,
   parseResponse: fromTrackResponse,
+  // Test mode: the Events API's test_event_code, shown in Events Manager → the pixel → Test events (README "Test mode").
+  testEvents: {
+    codeLabel: 'Test event code (Events Manager → Test events)',
+    options: (options, code) => (code ?? options.testEventCode)
+      ? { ...options, testEventCode: code ?? options.testEventCode }
+      : { refused: 'TikTok needs the test event code shown in Events Manager → Test events; without it the event would count as real. Nothing was sent.' },
+  },
+  connectionTestGap: 'TikTok\'s read-only pixel list (GET /open_api/v1.3/pixel/list/) needs the advertiser id, which an Events API destination does not hold; Send test event checks the token instead.',
 })
