@@ -4,6 +4,7 @@
  */
 import type { ConnectionTest, TestEventSupport } from '../../../core/registry.ts'
 import { parseJsonObject } from '../../shared/helpers.ts'
+import { codedTestMode } from '../../shared/test-code.ts'
 import { META_GRAPH_URL, type MetaOptions } from './map.ts'
 import { META_API_VERSION } from './version.ts'
 
@@ -23,12 +24,4 @@ export const metaConnectionTest: ConnectionTest<MetaOptions> = {
   },
 }
 
-export const metaTestEvents: TestEventSupport<MetaOptions> = {
-  codeLabel: 'Test event code (Events Manager → Test events)',
-  // The code typed on the page wins over a configured one: it is the one the Test events tab shows now.
-  options: (options, code) => {
-    const testEventCode = code ?? options.testEventCode
-    if (!testEventCode) return { refused: 'Meta needs the test event code shown in Events Manager → Test events; without it the event would count as real. Nothing was sent.' }
-    return { ...options, testEventCode }
-  },
-}
+export const metaTestEvents: TestEventSupport<MetaOptions> = codedTestMode('testEventCode', 'Test event code (Events Manager → Test events)', 'Meta needs the test event code shown in Events Manager → Test events')
