@@ -91,11 +91,42 @@ export interface AdPlatformDefinition<O = unknown> {
    * the delivery report shows it, and a delayed rejection turns the delivery `failed` (core/delivery/diagnostics.ts).
    */
   diagnostics?: DiagnosticsSupport<O>
+  /** A documented call that reads the account and changes nothing: the dashboard's "Test connection" (README). */
+  connectionTest?: ConnectionTest<O>
+  /** Without `connectionTest`: why the vendor offers no such call with these credentials, shown beside the button. */
+  connectionTestGap?: string
+  /**
+   * How a sample conversion goes in the platform's test mode, for the dashboard's "Send test event": the options that
+   * turn the test mode on. Absent: the platform documents no test mode, and nothing is sent (`testEventsGap` says why).
+   */
+  testEvents?: TestEventSupport<O>
+  /** Without `testEvents`: the platform's own words on why there is no test mode, shown beside the button. */
+  testEventsGap?: string
   /**
    * How a held lead released after `maxEventAgeDays` is sent, in the report's words (Meta: "as a CRM-qualified lead
    * (action_source system_generated)"). Absent: with the qualification time as event time, which every platform takes.
    */
   lateLeadRule?: string
+}
+
+/** What a connection test found: `ok` with what the vendor named (the pixel, the account), or its error. */
+export interface ConnectionVerdict {
+  ok: boolean
+  message: string
+}
+
+export interface ConnectionTest<O> {
+  /** Pure: the harmless call; `auth` is what `authorize` returned (a vendor may want the token in the URL). */
+  toRequest: (options: O, auth: Record<string, string>) => PlatformRequest
+  /** Pure: the vendor's verdict in its own words. Absent: any 2xx is ok, else the error message of the body. */
+  parseResponse?: (response: PlatformResponse, options: O) => ConnectionVerdict
+}
+
+export interface TestEventSupport<O> {
+  /** What the test mode needs from the person testing (Meta, TikTok: the code Events Manager shows); absent: nothing. */
+  codeLabel?: string
+  /** Pure: the options with the test mode on, or why it cannot be (no code given). */
+  options: (options: O, code: string | undefined) => O | { refused: string }
 }
 
 /** A platform's refund upload: its own endpoint, limits and mapping, sent through the same outbox as conversions. */

@@ -1,5 +1,4 @@
 import type { Storage } from 'unstorage'
-import { ATP_IDS } from '../consent/ac.ts'
 import type { Registry, AdPlatformDefinition } from '../registry.ts'
 import type { ResolvedConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
@@ -20,6 +19,7 @@ import { erasedReason } from './clear-fields.ts'
 import { toEvent } from './rows.ts'
 import type { AdjustmentEvent, ConversionAdjustment, ConversionEvent, DeliveryOutcome } from './types.ts'
 import { supersededReason } from './trust.ts'
+import { platformVerdict } from './platform-verdict.ts'
 
 /** A site's connection to one ad platform: the unit of batching, request budgets and worker claims. */
 export interface DeliveryAccount { siteId: string, provider: string, claim: number }
@@ -167,22 +167,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     // (late-lead.ts); the adapter then judges the event as it will be sent.
     const late = asLateLead(event, stored, platform)
     const sending = late?.event ?? event
-    let skip: string | undefined
-    let group: string | undefined
-    try {
-      skip = platform.skipReason?.(sending, configured.options)
-      group = skip ? undefined : platform.requestGroup?.(sending, configured.options)
-    }
-    catch (error) {
-      // An adapter bug: the delivery ends failed, so it can be replayed once the adapter is fixed.
-      return ended('failed', `adapter ${platform.name} could not check the event: ${error instanceof Error ? error.message : String(error)}`, row.attempts)
-    }
-    if (skip) return skipped(skip)
-    // Refused as a vendor: by the TC string (its GVL id had no consent) or the Additional Consent string (core/consent).
-    if (sending.consent.vendorsDenied?.includes(platform.name)) return skipped(vendorRefusal(platform.name))
-    // Past the platform's event-age window (a long outage, a lead released too late): recorded, not sent to be refused.
-    skip = tooOld(sending.occurredAt, platform.maxEventAgeDays, platform.name)
-    if (skip) return skipped(skip)
+    const verdict = platformVerdict(platform, configured.options, sending)
+    if (verdict.kind === 'broken') return ended('failed', verdict.reason, row.attempts)
+    if (verdict.kind === 'skip') return skipped(verdict.reason)
+    const group = verdict.group
     return { row, event: sending, platform, options: configured.options, ...(late ? { note: late.note } : {}), ...(group ? { group } : {}) }
   }
 
@@ -285,16 +273,3 @@ function interrupted(row: ClaimedDelivery): AttemptResult {
   return { id: row.id, provider: row.provider, status: 'pending', error: 'attempt interrupted; the worker retries it' }
 }
 
-function tooOld(occurredAt: Date, maxDays: number | undefined, platform: string): string | undefined {
-  if (maxDays === undefined) return undefined
-  const days = (Date.now() - occurredAt.getTime()) / 86_400_000
-  if (days <= maxDays) return undefined
-  return `the conversion happened ${Math.floor(days)} days ago; ${platform} takes events at most ${maxDays} days old`
-}
-
-/** Why a platform the visitor refused as a TCF vendor is skipped. */
-export function vendorRefusal(platform: string): string {
-  // A Google ad tech provider outside the GVL is refused in the Additional Consent string, a GVL vendor in the TC string.
-  return platform in ATP_IDS ? `the visitor's Additional Consent string gives ${platform} no consent`
-    : `the visitor's TC string gives ${platform} no vendor consent`
-}

@@ -128,6 +128,19 @@ export function testAdPlatform<O>(contract: AdPlatformContract<O>): void {
         const proxy = 'https://proxy.example.test/ads'
         expect(map(fixtureEvents(), withBaseUrl(proxy)).url.startsWith(`${proxy}/`)).toBe(true)
       })
+
+      it('says how it is tested before live: a test mode that changes the request, or why there is none; a read-only call, or why there is none', () => {
+        expect(adapter.testEvents !== undefined || typeof adapter.testEventsGap === 'string', 'testEvents or testEventsGap').toBe(true)
+        expect(adapter.connectionTest !== undefined || typeof adapter.connectionTestGap === 'string', 'connectionTest or connectionTestGap').toBe(true)
+        if (adapter.testEvents) {
+          const testOptions = adapter.testEvents.options(resolve(contract.options), 'TEST123')
+          expect(testOptions, 'a code given on the page is enough to test').not.toHaveProperty('refused')
+          const live = map(fixtureEvents())
+          const test = map(fixtureEvents(), testOptions as O)
+          expect(test.url !== live.url || test.body !== live.body, 'the test mode shows in the request').toBe(true)
+        }
+        if (adapter.connectionTest) expect(adapter.connectionTest.toRequest(resolve(contract.options), { authorization: 'Bearer t' }).method).toBe('GET')
+      })
     })
 
     describe('mapping', () => {

@@ -25,6 +25,12 @@ export interface AllPlatforms {
   acceptedCounts: () => Record<PlatformName, number>
   /** Requests each fake received, to tell "nothing new was sent" from "sent and refused". */
   requestCount: () => number
+  /** Each fake, to look at what it received. */
+  fakes: {
+    meta: Awaited<ReturnType<typeof startFakeMeta>>, google: Awaited<ReturnType<typeof startFakeGoogleAds>>, tiktok: Awaited<ReturnType<typeof startFakeTikTok>>
+    linkedin: Awaited<ReturnType<typeof startFakeLinkedIn>>, microsoft: Awaited<ReturnType<typeof startFakeMicrosoftAds>>, reddit: Awaited<ReturnType<typeof startFakeReddit>>
+    pinterest: Awaited<ReturnType<typeof startFakePinterest>>, x: Awaited<ReturnType<typeof startFakeX>>
+  }
   close: () => Promise<void>
 }
 
@@ -64,6 +70,7 @@ export async function startAllPlatforms(): Promise<AllPlatforms> {
   const fakes = [meta, google, tiktok, linkedin, microsoft, reddit, pinterest, x]
   return {
     destinations,
+    fakes: { meta, google, tiktok, linkedin, microsoft, reddit, pinterest, x },
     accepted: (name) => accepted[name](),
     acceptedBy: (id) => PLATFORMS.filter((name) => accepted[name]().some((record) => JSON.stringify(record).includes(`"${id}"`))),
     acceptedCounts: () => Object.fromEntries(PLATFORMS.map((name) => [name, accepted[name]().length])) as Record<PlatformName, number>,

@@ -117,6 +117,14 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
     body: { error: { code, message, status, details: errors.length ? [{ '@type': `type.googleapis.com/google.ads.googleads.${version}.errors.GoogleAdsFailure`, errors, requestId: randomUUID().slice(0, 22) }] : [] } },
   })
 
+  /** `GET /tokeninfo?access_token=…`: what Google says of a token it issued; 400 invalid_token for any other. */
+  function tokenInfo(request: RecordedRequest): FakeReply {
+    const token = new URL(request.path, 'http://fake.invalid').searchParams.get('access_token') ?? ''
+    const granted = tokens.get(token)
+    if (!granted) return { status: 400, body: { error: 'invalid_token', error_description: 'Invalid Value' } }
+    return { status: 200, body: { azp: credentials.clientId, aud: credentials.clientId, scope: granted.join(' '), exp: String(Math.floor(Date.now() / 1000) + 3599), expires_in: '3599', access_type: 'offline' } }
+  }
+
   /** The Google Ads API's checks before a body is read: token, scope, account access. Undefined when they pass. */
   function adsAccess(request: RecordedRequest, version: string, customerId: string, method: string): FakeReply | undefined {
     const failure = adsFailure(version)
@@ -371,6 +379,7 @@ export async function startFakeGoogleAds(init: FakeGoogleAdsInit = {}): Promise<
   const server = await startFakeServer((request) => {
     const path = request.path.split('?')[0]!
     if (path === '/token') return token(request)
+    if (path === '/tokeninfo' && request.method === 'GET') return tokenInfo(request)
     const route = /^\/(v\d+)\/customers\/(\d+):uploadClickConversions$/.exec(path)
     if (route && request.method === 'POST') return upload(request, route[1]!, route[2]!)
     const adjustRoute = /^\/(v\d+)\/customers\/(\d+):uploadConversionAdjustments$/.exec(path)

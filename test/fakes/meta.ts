@@ -82,6 +82,8 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
 
   const server = await startFakeServer((request) => {
     const url = new URL(request.path, 'http://fake.invalid')
+    const node = /^\/(v\d+\.\d+)\/([^/]+)\/?$/.exec(url.pathname)
+    if (node && node[1] === version && request.method === 'GET') return readPixel(node[2]!, bearer(request) ?? url.searchParams.get('access_token'), url.searchParams.get('fields'))
     const path = /^\/(v\d+\.\d+)\/([^/]+)\/events\/?$/.exec(url.pathname)
     if (!path || path[1] !== version) return graphError(400, { message: `Unknown path components: ${url.pathname}`, type: 'OAuthException', code: 2500 })
     const params = readParams(request, url)
@@ -95,6 +97,16 @@ export async function startFakeMeta(options: FakeMetaOptions = {}): Promise<Fake
     batches.push({ pixelId, ...checked })
     return { status: 200, body: { events_received: checked.data.length, messages: [], fbtrace_id: fbtraceId() } }
   })
+  /** GET /{ads-pixel-id}: the Ads Pixel node, the fields asked for (id by default), as Graph reads any node. */
+  function readPixel(id: string, token: string | null, fields: string | null): FakeReply {
+    if (!token) return metaErrors.missingToken()
+    if (token !== accessToken) return metaErrors.invalidToken()
+    if (id !== pixelId) return graphError(400, { message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, type: 'GraphMethodException', code: 100, error_subcode: 33 })
+    const node: Record<string, unknown> = { id: pixelId, name: 'Fake Shop Pixel' }
+    const wanted = (fields ?? 'id').split(',').map((f) => f.trim())
+    return { status: 200, body: Object.fromEntries(Object.entries(node).filter(([key]) => wanted.includes(key) || key === 'id')) }
+  }
+
   return {
     ...server,
     pixelId,

@@ -54,4 +54,7 @@ export default defineAdPlatform<Ga4Options>({
     toRequest: toGa4RefundRequest,
     parseResponse: fromGa4Response,
   },
+  // Test mode: the Measurement Protocol validation server, /debug/mp/collect (README, option `validate`).
+  testEvents: { options: (options) => ({ ...options, validate: true }) },
+  connectionTestGap: 'The Measurement Protocol has no call that checks an api_secret: even its validation server does not check it, and /mp/collect answers 2xx to anything.',
 })

@@ -9,6 +9,7 @@ import { googleDiagnostics } from './diagnostics.ts'
 import { checkGoogleCredentials } from './startup-check.ts'
 import { parseGoogleAdsResponse } from './response.ts'
 import { authorizeRefunds, parseRefundResponse, refundSkipReason, toRefundRequest } from './refunds.ts'
+import { googleConnectionTest, googleTestEvents } from './testing.ts'
 import { GOOGLE_ADS_API_VERSION } from './version.ts'
 
 /** Config files may hold ids as numbers or as "123-456-7890"; we keep digits only, as text. */
@@ -112,6 +113,8 @@ export default defineAdPlatform<GoogleAdsOptions>({
   parseResponse: parseGoogleAdsResponse,
   // Google processes events after answering {requestId}; requestStatus:retrieve tells later how it went (diagnostics.ts).
   diagnostics: googleDiagnostics,
+  connectionTest: googleConnectionTest,
+  testEvents: googleTestEvents,
   // Refunds: restated through the Data Manager API's events:ingest by default, through the Google Ads API's
   // UploadConversionAdjustments where its credentials are configured (refunds.ts, README "Refunds").
   adjustments: {

@@ -71,4 +71,6 @@ export default defineAdPlatform<LinkedInOptions>({
   authorize: authorizeLinkedIn,
   toRequest: toConversionEventsRequest,
   parseResponse: parseConversionEventsResponse,
+  testEventsGap: 'LinkedIn has no test flag, sandbox or validate-only call: every accepted event is recorded (README "Test mode": a rule with no campaigns, testConversionRule)',
+  connectionTestGap: 'LinkedIn documents no read-only call this destination\'s scope (rw_conversions) is sure to allow; a delivery\'s answer shows a token problem.',
 })

@@ -4,6 +4,7 @@ import { strictOptions } from '../../../core/options.ts'
 import { httpUrl } from '../../shared/options.ts'
 import { skipReason, toMetaRequest, type MetaOptions } from './map.ts'
 import { fromMetaResponse } from './response.ts'
+import { metaConnectionTest, metaTestEvents } from './testing.ts'
 import { META_API_VERSION } from './version.ts'
 
 const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
@@ -40,4 +41,6 @@ export default defineAdPlatform<MetaOptions>({
   skipReason,
   toRequest: toMetaRequest,
   parseResponse: fromMetaResponse,
+  connectionTest: metaConnectionTest,
+  testEvents: metaTestEvents,
 })

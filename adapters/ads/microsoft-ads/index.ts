@@ -102,4 +102,6 @@ export default defineAdPlatform<MicrosoftAdsOptions>({
     toRequest: toOnlineAdjustmentsRequest,
     parseResponse: parseOnlineAdjustmentsResponse,
   },
+  testEventsGap: 'the UET Conversions API has no test mode, and every accepted event counts (README "Test mode": a separate UET tag)',
+  connectionTestGap: 'The UET Conversions API documents no read-only call for a tag\'s token.',
 })

@@ -44,4 +44,7 @@ export default defineAdPlatform<PinterestOptions>({
   skipReason,
   toRequest: toPinterestRequest,
   parseResponse: fromPinterestResponse,
+  // Test mode: `?test=true`, validated and not recorded (README "Test mode").
+  testEvents: { options: (options) => ({ ...options, testMode: true }) },
+  connectionTestGap: 'A conversion access token is made for the events endpoint; Send test event (test=true) checks it without recording anything.',
 })

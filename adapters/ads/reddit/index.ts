@@ -5,6 +5,7 @@ import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { CUSTOM_EVENT_NAME_MAX, TRACKING_TYPES } from './events.ts'
 import { skipReason, toRedditRequest, type RedditOptions } from './map.ts'
 import { fromRedditResponse } from './response.ts'
+import { codedTestMode } from '../../shared/test-code.ts'
 import { REDDIT_API_VERSION } from './version.ts'
 
 const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
@@ -49,4 +50,7 @@ export default defineAdPlatform<RedditOptions>({
   skipReason,
   toRequest: toRedditRequest,
   parseResponse: fromRedditResponse,
+  // Test mode: data.test_id, the id Events Manager → Event Testing shows (README "Test mode").
+  testEvents: codedTestMode('testId', 'Test ID (Events Manager → Event Testing)', 'Reddit needs the test id shown in Events Manager → Event Testing'),
+  connectionTestGap: 'Reddit documents no read-only call for a conversion access token.',
 })

@@ -35,4 +35,7 @@ export default defineAdPlatform<SnapchatOptions>({
   skipReason,
   toRequest: toSnapchatRequest,
   parseResponse: fromSnapchatResponse,
+  // Test mode: Snap's Test Event Tool, POST /v3/{pixelId}/events/validate (README, option `testMode`).
+  testEvents: { options: (options) => ({ ...options, testMode: true }) },
+  connectionTestGap: 'Snap documents no read-only call for a Conversions API token; Send test event (/events/validate) checks it without recording anything.',
 })

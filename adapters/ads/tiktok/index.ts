@@ -5,6 +5,7 @@ import { httpUrl, perStandardEvent } from '../../shared/options.ts'
 import { DEFAULT_EVENTS, TIKTOK_API_URL, skipReason, toTrackRequest, type TikTokEventMapping, type TikTokOptions } from './map.ts'
 import { requestGroupOf } from './event-source.ts'
 import { fromTrackResponse } from './response.ts'
+import { codedTestMode } from '../../shared/test-code.ts'
 import { TIKTOK_API_VERSION } from './version.ts'
 
 const NonEmpty = v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))
@@ -76,4 +77,7 @@ export default defineAdPlatform<TikTokOptions>({
   requestGroup: requestGroupOf,
   toRequest: toTrackRequest,
   parseResponse: fromTrackResponse,
+  // Test mode: the Events API's test_event_code, shown in Events Manager → the pixel → Test events (README "Test mode").
+  testEvents: codedTestMode('testEventCode', 'Test event code (Events Manager → Test events)', 'TikTok needs the test event code shown in Events Manager → Test events'),
+  connectionTestGap: 'TikTok\'s read-only pixel list (GET /open_api/v1.3/pixel/list/) needs the advertiser id, which an Events API destination does not hold; Send test event checks the token instead.',
 })

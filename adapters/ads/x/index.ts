@@ -66,4 +66,6 @@ export default defineAdPlatform<XOptions>({
   authorize: authorizeX,
   toRequest: toXRequest,
   parseResponse: fromXResponse,
+  testEventsGap: 'X has no test flag or test-events endpoint: every accepted event is recorded (README "Test mode": testEventId)',
+  connectionTestGap: 'The conversion endpoint is the only X Ads API call the destination\'s options name; reading the account needs its account id, which they do not hold.',
 })

@@ -1,8 +1,9 @@
-import { STANDARD_EVENTS } from '../../../core/config/schema.ts'
 import type { VerifyDomainAnswer } from '../../../core/sites/verify-domain.ts'
 import { copyable, csrfField, html, time } from '../html.ts'
 import { actionError, definePage, type PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'
+import { destinationActions, destinationsCard } from './setup-destinations.ts'
+import { eventPlan } from './setup-plan.ts'
 
 /** What capture remembers of a first-party host (plugins/capture/first-party/state.ts), read from the shared storage. */
 interface FirstPartyState { verified: boolean, reason?: string, checkedAt: string, verifiedAt?: string }
@@ -10,7 +11,8 @@ interface FirstPartyState { verified: boolean, reason?: string, checkedAt: strin
 /**
  * Everything a site owner copies into other tools, from the config and the admin API (the dashboard shows the
  * config, never edits it): the script tag, the release URL with its secret (the "Qualified" row), each webhook
- * source's URL, the first-party host and its verification state, the events and what each platform receives.
+ * source's URL, the first-party host and its verification state, each destination's tests, and the events with what
+ * each platform receives or why it skips them.
  */
 export const setupPage = definePage({
   slug: 'setup',
@@ -30,10 +32,12 @@ ${copyable('release-url', detail.release_url, 'Release URL')}</div>
     ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Source</th><th scope="col">URL</th></tr></thead><tbody>${sources.map((name) => html`<tr><td>${name}</td><td>${copyable(`source-${name}`, `${base}/api/v1/conversions/${name}/${site.copKey}`, `${name} webhook URL`)}</td></tr>`)}</tbody></table></div>`
     : html`<p>No source is configured under this site's <code>sources</code>.</p>`}</div>
 ${await firstParty(ctx)}
-<div class="card"><h2>Events</h2>${events(ctx)}</div>`,
+${destinationsCard(ctx)}
+<div class="card"><h2>Events</h2>${eventPlan(ctx)}</div>`,
     }
   },
   actions: {
+    ...destinationActions,
     async 'verify-domain'({ site, admin }) {
       if (!site.config.firstPartyHost) throw actionError(400, 'This site has no firstPartyHost in the config.')
       const answer = await admin.request<VerifyDomainAnswer>('POST', `/admin/api/sites/${encodeURIComponent(site.id)}/verify-domain`)
@@ -55,16 +59,4 @@ async function firstParty({ site, plugin, csrf, href }: PageContext) {
   return html`<div class="card"><h2>First-party host</h2><dl class="facts"><dt>Host</dt><dd><code>${host}</code></dd><dt>State</dt><dd>${badge}${
     state?.reason ? html` <span class="muted">${state.reason}</span>` : ''}</dd><dt>Last checked</dt><dd>${time(state?.checkedAt)}</dd><dt>Verified</dt><dd>${time(state?.verifiedAt)}</dd></dl>
 <form method="post" action="${href('setup', 'verify-domain')}" class="actions">${csrfField(csrf)}<button type="submit" class="button secondary">Check now</button></form></div>`
-}
-
-function events({ site, plugin }: PageContext) {
-  const platforms = plugin.registry.forSite(site.id, 'ad-platform').map((c) => c.definition.name)
-  const rows = [
-    ...STANDARD_EVENTS.map((key) => ({ key, name: key, sendsAs: key as string | null, release: 'immediately' })),
-    ...site.config.events.filter((e) => e.active).map((e) => ({ key: e.key, name: e.name, sendsAs: e.sendsAs ?? null, release: e.release })),
-  ]
-  return html`<p class="hint">${platforms.length ? html`Delivered to ${platforms.join(', ')}.` : 'No ad platform is configured: conversions are stored only.'}</p>
-<div class="table-wrap"><table><thead><tr><th scope="col">Event</th><th scope="col">Name</th><th scope="col">Release</th>${platforms.map((p) => html`<th scope="col">${p}</th>`)}${platforms.length ? '' : html`<th scope="col">Sends as</th>`}</tr></thead>
-<tbody>${rows.map((row) => html`<tr><td><code>${row.key}</code></td><td>${row.name}</td><td>${row.release === 'when_qualified' ? 'when qualified' : 'immediately'}</td>${
-    (platforms.length ? platforms : ['']).map(() => html`<td>${row.sendsAs ?? html`<span class="muted">not sent</span>`}</td>`)}</tr>`)}</tbody></table></div>`
 }
