@@ -145,7 +145,7 @@ const SiteEventSchema = strict({
 /** Per-adapter options stay opaque here; the registry validates them against each adapter's schema. */
 const AdapterOptions = v.record(v.string(), v.record(v.string(), v.unknown()))
 
-const SiteSchema = strict({
+export const SiteSchema = strict({
   id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -, starting with a letter or digit')),
   name: NonEmpty,
   domains: v.optional(v.array(NonEmpty), []),

@@ -14,9 +14,10 @@ import { DeliveryDiagnosis } from '../delivery/entities/delivery-diagnosis.ts'
 import { ConversionWait } from '../delivery/entities/conversion-wait.ts'
 import { PlatformCredential } from '../delivery/entities/platform-credential.ts'
 import { JobLease } from './entities/job-lease.ts'
+import { ManagedSite } from './entities/managed-site.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, DeliveryDiagnosis, JobLease]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, DeliveryDiagnosis, JobLease, ManagedSite]
 
 export interface Database {
   orm: MikroORM
