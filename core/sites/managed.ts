@@ -4,7 +4,7 @@ import * as v from 'valibot'
 import { formatIssues } from '../config/issues.ts'
 import { SiteSchema, type SiteConfig } from '../config/schema.ts'
 import type { RunPrepared } from '../db/prepared.ts'
-import { inTransaction } from '../db/transaction.ts'
+import type { TransactionSql } from '../db/transaction.ts'
 import type { Registry } from '../registry.ts'
 import type { Keyring } from '../secrets/keyring.ts'
 import { createSiteDirectory, type ActiveSite, type SiteDirectory } from './directory.ts'
@@ -64,7 +64,7 @@ export async function openSites(deps: ManagedSitesDeps): Promise<{ sites: SiteDi
   const inputOf = (row: ManagedSiteRow): SiteInput | undefined => {
     const opened = keyring.open('site-config', row.sealed, place(row.id))
     if (opened === undefined) return undefined
-    return { ...row.settings, ...(JSON.parse(opened) as Record<string, unknown>), id: row.id }
+    return { id: row.id, ...row.settings, ...(JSON.parse(opened) as Record<string, unknown>) }
   }
 
   const check = (input: unknown): string[] => {
@@ -92,11 +92,25 @@ export async function openSites(deps: ManagedSitesDeps): Promise<{ sites: SiteDi
     return [v.parse(SiteSchema, input)]
   })
 
-  const apply = async (rows: readonly ManagedSiteRow[]) => {
-    const managed = usable(rows)
+  // Single statements, no transaction: PGlite shared over a socket (tests of several instances) has one session.
+  const sql: TransactionSql = (text, values) => prepared({ name: 'managed_sites_adhoc', text, reusePlan: false }, values)
+  let fromConfig: ActiveSite[] = []
+
+  /** A dashboard site's keys: generated (and kept in `sites`) the first time any instance applies it. */
+  const activate = async (site: SiteConfig): Promise<ActiveSite> => {
+    const row = await upsertSite(sql, {
+      id: site.id, name: site.name, status: site.status, plan: site.plan, copKey: generateCopKey(), releaseSecret: generateReleaseSecret(),
+      pinCopKey: false, pinReleaseSecret: false,
+    })
+    return { id: site.id, name: site.name, copKey: row.cop_key, releaseSecret: row.release_secret, status: site.status, plan: site.plan, config: site, origin: 'dashboard' }
+  }
+
+  const apply = async (managed: readonly SiteConfig[]) => {
     const ids = managed.map((site) => site.id)
     registry.configureSites(managed, applied.filter((id) => !ids.includes(id)))
-    directory.replace(await syncSites(orm, [...configSites, ...managed], logger, new Set(ids)))
+    const active: ActiveSite[] = []
+    for (const site of managed) active.push(await activate(site))
+    directory.replace([...fromConfig, ...active])
     applied = ids
   }
 
@@ -105,11 +119,18 @@ export async function openSites(deps: ManagedSitesDeps): Promise<{ sites: SiteDi
   const refresh = () => (queue = queue.catch(() => {}).then(async () => {
     const now = await managedSitesFingerprint(prepared)
     if (now === fingerprint) return
-    await apply(await listManagedSites(prepared))
+    await apply(usable(await listManagedSites(prepared)))
     fingerprint = now
   }))
 
-  await refresh()
+  // At boot, in the one transaction that also marks the sites gone from both as removed.
+  fingerprint = await managedSitesFingerprint(prepared)
+  const atBoot = usable(await listManagedSites(prepared))
+  const synced = await syncSites(orm, [...configSites, ...atBoot], logger, new Set(atBoot.map((site) => site.id)))
+  fromConfig = synced.filter((site) => site.origin !== 'dashboard')
+  registry.configureSites(atBoot)
+  directory.replace(synced)
+  applied = atBoot.map((site) => site.id)
 
   const managed: ManagedSites = {
     async read(id) {
@@ -126,17 +147,10 @@ export async function openSites(deps: ManagedSitesDeps): Promise<{ sites: SiteDi
       const sections = Object.fromEntries(SEALED_SECTIONS.flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])))
       const settings = Object.fromEntries(Object.entries(input).filter(([key]) => key !== 'id' && !(SEALED_SECTIONS as readonly string[]).includes(key)))
       const row: ManagedSiteRow = { id, settings, sealed: keyring.seal('site-config', JSON.stringify(sections), place(id)), created_by: actor }
-      const site = v.parse(SiteSchema, input)
-      const saved = await inTransaction(orm, async (sql) => {
-        if (mode === 'create' && await siteIdTaken(sql, id)) return false
-        if (!await writeManagedSite(sql, row, mode === 'create')) return false
-        await upsertSite(sql, {
-          id, name: site.name, status: site.status, plan: site.plan, copKey: generateCopKey(), releaseSecret: generateReleaseSecret(),
-          pinCopKey: false, pinReleaseSecret: false,
-        })
-        return true
-      })
-      if (!saved) return { ok: false, problems: [mode === 'create' ? 'id: is taken by another site (or was, and its data is kept)' : 'id: no site made in the dashboard has this id'] }
+      const taken = mode === 'create' && await siteIdTaken(sql, id)
+      if (taken || !await writeManagedSite(sql, row, mode === 'create')) {
+        return { ok: false, problems: [mode === 'create' ? 'id: is taken by another site (or was, and its data is kept)' : 'id: no site made in the dashboard has this id'] }
+      }
       await refresh()
       const active = directory.byId(id)
       return active ? { ok: true, site: active } : { ok: false, problems: ['id: the site was saved but could not be applied; see the server log'] }

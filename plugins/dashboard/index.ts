@@ -28,10 +28,12 @@ import { createLinks } from './links.ts'
 import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
 import { addAssetRoutes } from './routes/assets.ts'
+import { addNewSiteRoutes } from './routes/new-site.ts'
 import { addPageRoutes } from './routes/pages.ts'
 import { addSignInRoutes } from './routes/sign-in.ts'
 import { createDashboard } from './service.ts'
 import { createSessions } from './session.ts'
+import { listenForConnections } from './site-hooks.ts'
 
 export default definePlugin({
   name: 'dashboard',
@@ -50,6 +52,8 @@ export default definePlugin({
     addAssetRoutes(ctx)
     const { home } = addPageRoutes(dashboard, pages)
     addSignInRoutes(dashboard, home)
+    addNewSiteRoutes(dashboard)
+    listenForConnections(ctx, dashboard.edits)
     ctx.hooks.hook('app:close', () => mailer.close())
   },
 })

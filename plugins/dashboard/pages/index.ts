@@ -6,6 +6,7 @@ import { heldPage } from './held.ts'
 import { keysPage } from './keys.ts'
 import { overviewPage } from './overview.ts'
 import { sessionsPage } from './sessions.ts'
+import { settingsPage } from './settings.ts'
 import { setupPage } from './setup.ts'
 import { usersPage } from './users.ts'
 
@@ -19,6 +20,7 @@ export const pages: readonly DashboardPage[] = [
   heldPage,
   keysPage,
   setupPage,
+  settingsPage,
   deletionPage,
   usersPage,
   sessionsPage,

@@ -66,6 +66,30 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
   })
 
   ctx.routes.add({
+    method: 'POST', path: '/dashboard/sites/:site/:slug', auth: 'none', tags, summary: 'A form posted to a site\'s dashboard page (the site settings)',
+    handler: async (event) => {
+      const opened = await open(event)
+      if (!opened.page) return opened.answer
+      const { current, page, context, account } = opened
+      const read = await readForm(event)
+      if ('problem' in read) return sendProblem(event, read.status, 'Not accepted', read.problem, account)
+      if (!sameSecret(read.form.get('csrf'), current.session.csrf)) {
+        return sendProblem(event, 403, 'Not accepted', 'This form expired or came from elsewhere. Reload the page and try again.', account)
+      }
+      if (!page.submit) return sendProblem(event, 404, 'No such action', 'This page takes no form.', account)
+      const result = await page.submit({ ...context, form: read.form })
+      if ('flash' in result) {
+        await sessions.save(current.key, { ...current.session, flash: result.flash })
+        return redirect(event, context.href(page.slug))
+      }
+      return sendPage(event, result.status ?? 200, layout({
+        title: `${result.title} · ${context.site.name}`, body: result.body, session: account,
+        site: { id: context.site.id, name: context.site.name, nav, current: page.slug },
+      }))
+    },
+  })
+
+  ctx.routes.add({
     method: 'POST', path: '/dashboard/sites/:site/:slug/:action', auth: 'none', tags, summary: 'An action on a site\'s dashboard page (a form)',
     handler: async (event) => {
       const opened = await open(event)
@@ -100,8 +124,10 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
       if (!current) return null
       const { viewer, csrf } = current.session
       const sites = sitesOf(viewer, ctx.sites)
-      const body = html`<h1>Your sites</h1>${sites.length
-        ? html`<ul class="sites">${sites.map((site) => html`<li><a href="${href(site.id)(pages[0]!.slug)}">${site.name}</a> <span class="muted">${site.id}</span></li>`)}</ul>`
+      const create = viewer.kind === 'operator' ? html`<p><a class="button" href="/dashboard/new-site">New site</a></p>` : ''
+      const body = html`<h1>Your sites</h1>${create}${sites.length
+        ? html`<ul class="sites">${sites.map((site) => html`<li><a href="${href(site.id)(pages[0]!.slug)}">${site.name}</a> <span class="muted">${site.id}</span>${
+          site.origin === 'dashboard' ? '' : html` <span class="badge">managed in the config file</span>`}</li>`)}</ul>`
         : html`<p>No site lists this address among its members.</p>`}`
       return sendPage(event, 200, layout({ title: 'Sites', body, session: { label: viewer.label, csrf } }))
     },
