@@ -146,7 +146,7 @@ export async function openSites(deps: ManagedSitesDeps): Promise<{ sites: SiteDi
       if (configIds.has(id)) return { ok: false, problems: ['id: this site is managed in the config file'] }
       const sections = Object.fromEntries(SEALED_SECTIONS.flatMap((key) => (input[key] === undefined ? [] : [[key, input[key]]])))
       const settings = Object.fromEntries(Object.entries(input).filter(([key]) => key !== 'id' && !(SEALED_SECTIONS as readonly string[]).includes(key)))
-      const row: ManagedSiteRow = { id, settings, sealed: keyring.seal('site-config', JSON.stringify(sections), place(id)), created_by: actor }
+      const row: ManagedSiteRow = { id, settings, sealed: keyring.seal('site-config', JSON.stringify(sections), place(id)), created_by: actor.slice(0, 320) }
       const taken = mode === 'create' && await siteIdTaken(sql, id)
       if (taken || !await writeManagedSite(sql, row, mode === 'create')) {
         return { ok: false, problems: [mode === 'create' ? 'id: is taken by another site (or was, and its data is kept)' : 'id: no site made in the dashboard has this id'] }

@@ -36,7 +36,7 @@ beforeAll(async () => {
   fake = await startFakeTestPlatform()
   a = await boot(false)
   b = await boot(false)
-}, 120_000)
+}, 300_000)
 afterAll(async () => {
   await a?.close()
   await b?.close()
@@ -109,6 +109,9 @@ describe('sites made in the dashboard', () => {
     expect(message).toBe('members[0]: must be an email address such as owner@shop.example')
     expect(answer.text).toMatch(new RegExp(`id="field-members"[^>]*aria-invalid="true"[\\s\\S]*<p class="field-error" id="field-members-error">${message!.replace(/[[\]]/g, '\\$&')}</p>`))
     expect(a.dcgate.context.sites.byId('broken')).toBeUndefined()
+    const long = await operator.post('/dashboard/new-site', { id: 'broken', name: 'x'.repeat(5000) })
+    expect(long.status).toBe(400)
+    expect(long.text).toContain('name: must be at most 200 characters')
 
     const options = await operator.post('/dashboard/sites/fresh/settings', { part: 'destinations', name: 'testads', options: JSON.stringify({ baseUrl: 'not a url' }) })
     expect(options.status).toBe(400)
