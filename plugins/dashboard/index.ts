@@ -15,6 +15,8 @@
  *   (urlencoded, text checked), its `csrf` field checked against the session, then the action runs with `ctx.form`
  *   and returns `{ audit: { action, detail? }, flash?, query? }`; the audit entry is written and the browser is sent
  *   back (303) to the page, with `query` as its query string. `throw actionError(status, text)` refuses with a message.
+ * - A page may also take a form posted to its own address (`submit`): it answers the page again (field messages) or
+ *   `{ flash }` for a 303 back; it audits itself (the Settings page, ./pages/settings.ts).
  * - Pages keep their SQL in ./queries/<page>.ts as named functions run with `ctx.plugin.prepared`.
  * - The layout (./html.ts `layout`) draws the header and the site navigation from `pages`; CSS and JS are files in
  *   ./assets/ (the CSP allows no inline script or style, nor `style=` attributes: use classes).
