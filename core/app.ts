@@ -13,7 +13,7 @@ import { createPreparedRunner } from './db/prepared.ts'
 import { migrate } from './db/migrate.ts'
 import { holdPeerLock, type PeerLock } from './db/peer-lock.ts'
 import { createDcgateStorage } from './storage.ts'
-import { syncSites } from './sites/sync.ts'
+import { openSites, POLL_MS } from './sites/managed.ts'
 import { createKeyVerifier } from './auth/verifier.ts'
 import { adminProxies, createAdminGuard, createKeyGuard } from './auth/guards.ts'
 import { resolveAdminToken } from './admin/token.ts'
@@ -120,8 +120,8 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const runMigrations = () => migrate(orm, config.database.url, config.database.connectTimeoutMs)
     const applied = await runMigrations()
     if (applied.length) logger.info(`Applied migrations: ${applied.join(', ')}`)
-    const sites = await syncSites(orm, config.sites, logger)
     const prepared = await createPreparedRunner(orm)
+    const { sites, managed: managedSites } = await openSites({ orm, prepared, keyring, registry, configSites: config.sites, logger })
     const connections = sites.list().flatMap((site) => registry.forSite(site.id, 'ad-platform').map((c) => ({ siteId: site.id, platform: c.definition.name })))
     await tidyPlatformCredentials(prepared, keyring, connections, logger)
 
@@ -145,7 +145,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     const baseUrl = config.server.baseUrl ?? `http://localhost:${config.server.port}`
     const callHook = <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => callHookSafe(hooks, logger, name, ...args)
     installAdminRoutes({
-      routes, prepared, sites, verifier, callHook,
+      routes, prepared, sites, managedSites, verifier, callHook,
       scriptHost: config.server.cdnUrl ?? baseUrl,
       apiBase: baseUrl,
       migrate: runMigrations,
@@ -160,7 +160,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     installApiReference(app, routes, { version: VERSION, serverUrl: baseUrl })
 
     const reportDelivery = (error: unknown) => void reportError(hooks, logger, error, { source: 'delivery' })
-    const outbox = createOutbox({ siteIds: config.sites.map((site) => site.id), prepared, registry, storage, keyring, policy: config.delivery, onError: reportDelivery })
+    const outbox = createOutbox({ siteIds: () => sites.list().map((site) => site.id), prepared, registry, storage, keyring, policy: config.delivery, onError: reportDelivery })
     const conversions = countingConversions(createConversionPipeline({ prepared, registry, outbox, hooks, logger }))
     const reportSafe = (error: unknown, context: ErrorContext) => void reportError(hooks, logger, error, context).catch(() => {})
     const scheduler = createScheduler({ prepared, report: reportSafe })
@@ -178,9 +178,11 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     scheduleDeliveryAlerts(scheduler.schedule, {
       prepared, registry, sites, baseUrl, mailer: () => (alertMailer ??= createMailer(config, logger)), report: (error) => reportSafe(error, { source: 'job:health:alerts' }),
     }, config.delivery.workerIntervalMs)
+    // Sites made or changed in the dashboard on another instance: applied here within POLL_MS.
+    scheduler.schedule({ name: 'sites:dashboard-changes', everyMs: POLL_MS, scope: 'instance', atStart: false, run: () => managedSites.refresh() })
 
     const context: PluginContext = {
-      app, hooks, config, orm, prepared, storage, keyring, registry, routes, keys: verifier, sites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
+      app, hooks, config, orm, prepared, storage, keyring, registry, routes, keys: verifier, sites, managedSites, conversions, logger, schedule: scheduler.schedule, report: reportSafe,
     }
     await runPlugins(plugins, context)
     await callHookSafe(hooks, logger, 'sites:synced', sites.list().map((s) => ({ id: s.id, copKey: s.copKey })))

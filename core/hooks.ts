@@ -103,6 +103,14 @@ export interface DcgateHooks {
   'conversion:refunded': (refund: RefundedConversion) => HookResult
   /** Release or drop one held lead (the dashboard's "Release" and "Not a fit"); the release plugin listens. */
   'held:act': (request: HeldLeadAction) => HookResult
+  /**
+   * An owner finished connecting a platform in the dashboard (OAuth "Connect", core/connect/): the dashboard sets
+   * `destinations[platform] = options` on the site made in the dashboard, validated, audited and applied on every
+   * instance; a config-file site is refused (read-only). The listener throws when it is refused or invalid.
+   */
+  'dashboard:destination-connected': (payload: { siteId: string, platform: string, options: Record<string, unknown>, actor: string }) => HookResult
+  /** An owner chose "Disconnect": the dashboard removes `destinations[platform]` from the site, as above. */
+  'dashboard:destination-disconnected': (payload: { siteId: string, platform: string, actor: string }) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */

@@ -12,6 +12,7 @@ import type { RunPrepared } from './db/prepared.ts'
 import type { RouteTable } from './http/routes.ts'
 import type { KeyVerifier } from './auth/verifier.ts'
 import type { SiteDirectory } from './sites/directory.ts'
+import type { ManagedSites } from './sites/managed.ts'
 import type { ConversionPipeline } from './delivery/pipeline.ts'
 import type { JobHandle, ScheduledJob } from './jobs/scheduler.ts'
 import { formatIssues } from './config/issues.ts'
@@ -31,6 +32,8 @@ export interface PluginContext {
   /** Checks a private key (`dcp_…`) given some other way than x-dc-key, as the Segment-compatible intake's write key; cached like the guard's. */
   keys: KeyVerifier
   sites: SiteDirectory
+  /** Sites made and edited in the dashboard, applied live on every instance (core/sites/managed.ts). */
+  managedSites: ManagedSites
   /** Runs a hot statement as a prepared statement with bound parameters (core/db/prepared.ts). */
   prepared: RunPrepared
   /** The delivery pipeline: every intake route hands conversions to it. */

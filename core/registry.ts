@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import type { ResolvedConfig } from './config/schema.ts'
+import type { ResolvedConfig, SiteConfig } from './config/schema.ts'
 import { formatIssues } from './config/issues.ts'
 import { BootError } from './errors.ts'
 import type { AdjustmentEvent, ClearTraitName, Confirmation, ConversionEvent, ConversionInput, DeliveryOutcome, Diagnosis, PlatformRequest, PlatformResponse } from './delivery/types.ts'
@@ -336,6 +336,13 @@ export interface Registry {
   list: <K extends Kind>(kind: K) => ByKind<K>[]
   /** The definitions a site has configured, with the site's validated options, in config order. */
   forSite: <K extends Kind>(siteId: string, kind: K) => Configured<K>[]
+  /** What is wrong with a site's adapter options, each problem named by its path under `prefix` (`sites[0]`). */
+  checkSite: (site: SiteConfig, prefix: string) => string[]
+  /**
+   * Sets the options of these sites (made or changed in the dashboard, core/sites/managed.ts), replacing those they had;
+   * every other site keeps its own. Sites in `forget` lose theirs. Throws a BootError when an option is invalid.
+   */
+  configureSites: (sites: readonly SiteConfig[], forget?: readonly string[]) => void
 }
 
 /**
@@ -350,13 +357,12 @@ export function createRegistry(definitions: readonly AnyDefinition[], sites: Res
     byKey.set(key, definition)
   }
 
-  const problems: string[] = []
-  const perSite = new Map<string, Configured<Kind>[]>()
-  sites.forEach((site, index) => {
+  const configure = (site: SiteConfig, prefix: string) => {
+    const problems: string[] = []
     const configured: Configured<Kind>[] = []
     for (const [kind, section] of Object.entries(SECTION) as [Kind, typeof SECTION[Kind]][]) {
       for (const [name, raw] of Object.entries(site[section])) {
-        const path = `sites[${index}].${section}.${name}`
+        const path = prefix ? `${prefix}.${section}.${name}` : `${section}.${name}`
         const definition = byKey.get(`${kind}:${name}`)
         if (!definition) {
           const known = definitions.filter((d) => d.kind === kind).map((d) => d.name)
@@ -368,13 +374,32 @@ export function createRegistry(definitions: readonly AnyDefinition[], sites: Res
         else problems.push(...formatIssues(result.issues, path))
       }
     }
-    perSite.set(site.id, configured)
-  })
-  if (problems.length > 0) throw new BootError('Invalid configuration', problems)
+    return { configured, problems }
+  }
+
+  let perSite = new Map<string, Configured<Kind>[]>()
+  const configureAll = (list: readonly SiteConfig[], prefix: (index: number) => string) => {
+    const problems: string[] = []
+    const next = new Map<string, Configured<Kind>[]>()
+    list.forEach((site, index) => {
+      const result = configure(site, prefix(index))
+      problems.push(...result.problems)
+      next.set(site.id, result.configured)
+    })
+    if (problems.length > 0) throw new BootError('Invalid configuration', problems)
+    return next
+  }
+  perSite = configureAll(sites, (index) => `sites[${index}]`)
 
   return {
     get: (kind, name) => byKey.get(`${kind}:${name}`) as never,
     list: (kind) => definitions.filter((d) => d.kind === kind) as never,
     forSite: (siteId, kind) => (perSite.get(siteId) ?? []).filter((c) => c.definition.kind === kind) as never,
+    checkSite: (site, prefix) => configure(site, prefix).problems,
+    configureSites(changed, forget = []) {
+      const next = new Map([...perSite, ...configureAll(changed, (index) => `sites[${index}]`)])
+      for (const id of forget) next.delete(id)
+      perSite = next
+    },
   }
 }

@@ -6,12 +6,14 @@ import type { DcgateHooks } from '../hooks.ts'
 import { apiError } from '../http/errors.ts'
 import type { RouteTable } from '../http/routes.ts'
 import type { ActiveSite, SiteDirectory } from '../sites/directory.ts'
+import type { ManagedSites } from '../sites/managed.ts'
 import { scriptTag } from '../sites/script-tag.ts'
 
 export interface AdminDeps {
   routes: RouteTable
   prepared: RunPrepared
   sites: SiteDirectory
+  managedSites: ManagedSites
   verifier: KeyVerifier
   /** Calls a hook without letting a failing listener break the response. */
   callHook: <K extends keyof DcgateHooks>(name: K, ...args: Parameters<DcgateHooks[K]>) => Promise<unknown>
@@ -61,6 +63,17 @@ export function installAdminRoutes(deps: AdminDeps): void {
         ...summary(s), release_secret: s.releaseSecret, script_tag: scriptTag(deps.scriptHost, s.copKey),
         release_url: `${deps.apiBase}/api/v1/crm-release/${s.copKey}/${s.releaseSecret}`,
       }
+    },
+  })
+  routes.add({
+    method: 'GET', path: '/admin/api/sites/:id/config', auth: 'admin', tags,
+    summary: 'A dashboard-made site as config (`dcgate sites export`), its keys pinned so it can move to the config file',
+    params: SiteParams,
+    handler: async (_event, { params }) => {
+      const s = site(params.id)
+      const input = await deps.managedSites.read(s.id)
+      if (!input) throw apiError(409, { message: `Site "${s.id}" is managed in the config file; it is there already` })
+      return { site: { ...input, copKey: s.copKey, releaseSecret: s.releaseSecret } }
     },
   })
   routes.add({

@@ -34,6 +34,7 @@ Commands:
   migrate                                       apply database migrations
   sites list                                    list configured sites
   sites show <id>                               cop_key, release secret and script tag of a site
+  sites export <id>                             a site made in the dashboard, as config for dcgate.config.ts
   sites verify-domain <id>                      check a site's firstPartyHost CNAME now
   keys create --site <id> --name <name>         create a private key (printed in full once)
   keys list --site <id>                         list a site's keys (prefixes only)

@@ -134,9 +134,12 @@ const MailSchema = strict({
   outboxRetentionDays: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3650)), 7),
 })
 
+/** A name stored in a column of 255 characters (sites.name, conversions.event): longer would fail at the database. */
+const ShortName = v.pipe(NonEmpty, v.maxLength(200, 'must be at most 200 characters'))
+
 const SiteEventSchema = strict({
-  key: v.pipe(NonEmpty, v.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold letters, digits, _ . : and - only')),
-  name: NonEmpty,
+  key: v.pipe(ShortName, v.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold letters, digits, _ . : and - only')),
+  name: ShortName,
   sendsAs: v.optional(v.nullable(v.picklist(STANDARD_EVENTS))),
   release: v.optional(v.picklist(['immediately', 'when_qualified']), 'immediately'),
   active: v.optional(v.boolean(), true),
@@ -145,9 +148,9 @@ const SiteEventSchema = strict({
 /** Per-adapter options stay opaque here; the registry validates them against each adapter's schema. */
 const AdapterOptions = v.record(v.string(), v.record(v.string(), v.unknown()))
 
-const SiteSchema = strict({
+export const SiteSchema = strict({
   id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lower-case letters, digits, _ or -, starting with a letter or digit')),
-  name: NonEmpty,
+  name: ShortName,
   domains: v.optional(v.array(NonEmpty), []),
   status: v.optional(v.picklist(['active', 'paused']), 'active'),
   plan: v.optional(v.picklist(['free', 'business', 'organization']), 'free'),

@@ -15,9 +15,10 @@ import { ConversionWait } from '../delivery/entities/conversion-wait.ts'
 import { PlatformCredential } from '../delivery/entities/platform-credential.ts'
 import { JobLease } from './entities/job-lease.ts'
 import { DeliveryAlert } from '../health/entity.ts'
+import { ManagedSite } from './entities/managed-site.ts'
 
 /** Entities the kernel owns (the delivery pipeline is core: intake, release and capture share it). */
-export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, DeliveryDiagnosis, JobLease, DeliveryAlert]
+export const coreEntities: readonly EntitySchema[] = [Site, ApiKey, Conversion, Delivery, PendingRefund, ConversionWait, PlatformCredential, DeliveryDiagnosis, JobLease, DeliveryAlert, ManagedSite]
 
 export interface Database {
   orm: MikroORM

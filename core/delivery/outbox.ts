@@ -28,8 +28,8 @@ export interface DeliveryAccount { siteId: string, provider: string, claim: numb
 const MAX_CLAIM = 1000
 
 export interface OutboxDeps {
-  /** The configured sites' ids, whose platform accounts the worker serves. */
-  siteIds: readonly string[]
+  /** The sites' ids now, whose platform accounts the worker serves (a dashboard-made site joins while running). */
+  siteIds: () => readonly string[]
   prepared: RunPrepared
   registry: Registry
   storage: Storage
@@ -252,7 +252,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     leaseSeconds: policy.leaseSeconds,
     publicGraceSeconds: policy.publicGraceSeconds,
     attempt,
-    accounts: () => deps.siteIds.flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => ({
+    accounts: () => deps.siteIds().flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => ({
       siteId, provider: c.definition.name, claim: Math.min(MAX_CLAIM, c.definition.maxBatchSize),
     }))),
     async runDue(account) {
@@ -261,7 +261,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return rows.length
     },
     async runOrphans(limit) {
-      const configured = deps.siteIds.flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => `${siteId}:${c.definition.name}`))
+      const configured = deps.siteIds().flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => `${siteId}:${c.definition.name}`))
       const rows = await claimOrphanDeliveries(prepared, policy.leaseSeconds, limit, configured)
       await attempt(rows)
       return rows.length

@@ -13,7 +13,7 @@ const PREFIX = 'dcs1'
 const SEALED = /^dcs1\.([0-9a-f]{12})\.([\w-]{16})\.([\w-]*)\.([\w-]{22})$/
 
 /** What a sealed value is for: each purpose has keys of its own. */
-export type SealPurpose = 'platform-credential' | 'auth-cache' | 'personal-data'
+export type SealPurpose = 'platform-credential' | 'auth-cache' | 'personal-data' | 'site-config'
 
 export interface Keyring {
   /** Encrypts `plain` for `purpose`, bound to `place` (e.g. the row's key). */

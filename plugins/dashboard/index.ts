@@ -15,6 +15,8 @@
  *   (urlencoded, text checked), its `csrf` field checked against the session, then the action runs with `ctx.form`
  *   and returns `{ audit: { action, detail? }, flash?, query? }`; the audit entry is written and the browser is sent
  *   back (303) to the page, with `query` as its query string. `throw actionError(status, text)` refuses with a message.
+ * - A page may also take a form posted to its own address (`submit`): it answers the page again (field messages) or
+ *   `{ flash }` for a 303 back; it audits itself (the Settings page, ./pages/settings.ts).
  * - Pages keep their SQL in ./queries/<page>.ts as named functions run with `ctx.plugin.prepared`.
  * - The layout (./html.ts `layout`) draws the header and the site navigation from `pages`; CSS and JS are files in
  *   ./assets/ (the CSP allows no inline script or style, nor `style=` attributes: use classes).
@@ -28,10 +30,12 @@ import { createLinks } from './links.ts'
 import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
 import { addAssetRoutes } from './routes/assets.ts'
+import { addNewSiteRoutes } from './routes/new-site.ts'
 import { addPageRoutes } from './routes/pages.ts'
 import { addSignInRoutes } from './routes/sign-in.ts'
 import { createDashboard } from './service.ts'
 import { createSessions } from './session.ts'
+import { listenForConnections } from './site-hooks.ts'
 
 export default definePlugin({
   name: 'dashboard',
@@ -50,6 +54,8 @@ export default definePlugin({
     addAssetRoutes(ctx)
     const { home } = addPageRoutes(dashboard, pages)
     addSignInRoutes(dashboard, home)
+    addNewSiteRoutes(dashboard)
+    listenForConnections(ctx, dashboard.edits)
     ctx.hooks.hook('app:close', () => mailer.close())
   },
 })

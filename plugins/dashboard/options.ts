@@ -18,6 +18,11 @@ export const DashboardOptions = strictOptions({
   linksPerEmail: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)), 3),
   /** Sign-in links one email address may be asked for per day, from anyone: a bound on mail to one inbox. */
   linksPerEmailPerDay: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)), 20),
+  /**
+   * Whether a site's members may edit it (name, domains, members, events, destinations, sources) when it was made in
+   * the dashboard. Only the operator makes sites; a config-file site stays read-only for everyone.
+   */
+  membersMayEdit: v.optional(v.boolean(), false),
 })
 
 export type DashboardOptions = v.InferOutput<typeof DashboardOptions>

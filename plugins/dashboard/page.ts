@@ -73,6 +73,12 @@ export interface DashboardPage {
   nav: string
   render: (ctx: PageContext) => Promise<PageResult>
   actions?: Readonly<Record<string, (ctx: ActionContext) => Promise<ActionResult>>>
+  /**
+   * A form posted to the page's own address (POST /dashboard/sites/:site/<slug>, CSRF-checked): answers the page again
+   * (e.g. with each field's message, status 400), or `{ flash }` to send the browser back to the page (303). It
+   * writes its own audit entries (the site form's changes are audited wherever they come from).
+   */
+  submit?: (ctx: ActionContext) => Promise<PageResult | { flash: Flash }>
 }
 
 export function definePage(page: DashboardPage): DashboardPage {

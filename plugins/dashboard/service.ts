@@ -9,6 +9,7 @@ import type { Viewer } from './page.ts'
 import { insertAudit } from './queries/audit.ts'
 import { publicBaseUrl } from './urls.ts'
 import type { Sessions } from './session.ts'
+import { createSiteEdits, type SiteEdits } from './site-edits.ts'
 
 /** What the dashboard's routes share, built once in setup. */
 export interface Dashboard {
@@ -23,13 +24,16 @@ export interface Dashboard {
   baseUrl: string
   ip: (event: H3Event) => string | undefined
   audit: (viewer: Viewer | string, siteId: string | null, action: string, detail?: string) => Promise<void>
+  /** Changes to the sites made in the dashboard: validated, applied on every instance, audited. */
+  edits: SiteEdits
 }
 
-export function createDashboard(parts: Omit<Dashboard, 'ip' | 'audit' | 'baseUrl'>): Dashboard {
+export function createDashboard(parts: Omit<Dashboard, 'ip' | 'audit' | 'baseUrl' | 'edits'>): Dashboard {
   const { ctx } = parts
   return {
     ...parts,
     baseUrl: publicBaseUrl(ctx.config),
+    edits: createSiteEdits(ctx),
     ip: (event) => clientIp(event, ctx.config.server.trustProxy),
     audit: (viewer, siteId, action, detail) =>
       insertAudit(ctx.prepared, { siteId, actor: typeof viewer === 'string' ? viewer : viewer.label, action, detail }),

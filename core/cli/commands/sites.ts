@@ -1,4 +1,5 @@
 import type { AdminClient } from '../admin-client.ts'
+import { configLiteral } from '../config-literal.ts'
 import { CliError, table, type Output } from '../output.ts'
 
 interface SiteSummary { id: string, name: string, status: string, plan: string, domains: string[], cop_key: string }
@@ -32,5 +33,15 @@ export async function sitesCommand(client: AdminClient, out: Output, args: strin
     ].join('\n'))
     return
   }
-  throw new CliError('Usage: dcgate sites list | dcgate sites show <id>', 2)
+  if (action === 'export') {
+    if (!id) throw new CliError('Usage: dcgate sites export <id>', 2)
+    const { site } = await client.request<{ site: Record<string, unknown> }>('GET', `/sites/${encodeURIComponent(id)}/config`)
+    out.result(site, () => [
+      `// Site "${id}", made in the dashboard: paste it into the sites list of dcgate.config.ts. It holds its tokens:`,
+      '// keep them out of version control (process.env). copKey and releaseSecret keep its script tag and release URL.',
+      `${configLiteral(site)},`,
+    ].join('\n'))
+    return
+  }
+  throw new CliError('Usage: dcgate sites list | dcgate sites show <id> | dcgate sites export <id>', 2)
 }

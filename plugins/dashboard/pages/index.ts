@@ -7,6 +7,7 @@ import { keysPage } from './keys.ts'
 import { overviewPage } from './overview.ts'
 import { reconciliationPage } from './reconciliation.ts'
 import { sessionsPage } from './sessions.ts'
+import { settingsPage } from './settings.ts'
 import { setupPage } from './setup.ts'
 import { usersPage } from './users.ts'
 
@@ -21,6 +22,7 @@ export const pages: readonly DashboardPage[] = [
   heldPage,
   keysPage,
   setupPage,
+  settingsPage,
   deletionPage,
   usersPage,
   sessionsPage,

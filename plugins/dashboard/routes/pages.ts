@@ -2,7 +2,7 @@ import type { H3Event } from 'h3'
 import { mayView, sitesOf } from '../access.ts'
 import { sameSecret } from '../csrf.ts'
 import { html, layout } from '../html.ts'
-import { ActionError, type DashboardPage, type PageContext } from '../page.ts'
+import { ActionError, type DashboardPage, type Flash, type PageContext, type PageResult } from '../page.ts'
 import { readForm, readQuery, redirect, sendPage, sendProblem } from '../respond.ts'
 import type { Dashboard } from '../service.ts'
 import type { Session } from '../session.ts'
@@ -45,6 +45,25 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
     return { current, page, context, account }
   }
 
+  /** A posted form's page context: signed in, the form read and its CSRF token checked, or the answer refusing it. */
+  const openPosted = async (event: H3Event) => {
+    const opened = await open(event)
+    if (!opened.page) return opened
+    const read = await readForm(event)
+    if ('problem' in read) return { answer: sendProblem(event, read.status, 'Not accepted', read.problem, opened.account) }
+    if (!sameSecret(read.form.get('csrf'), opened.current.session.csrf)) {
+      return { answer: sendProblem(event, 403, 'Not accepted', 'This form expired or came from elsewhere. Reload the page and try again.', opened.account) }
+    }
+    return { ...opened, form: read.form }
+  }
+
+  /** A page's answer in the layout, with the site's navigation. */
+  const answerPage = (event: H3Event, context: PageContext, slug: string, result: PageResult, account: { label: string, csrf: string }, flash?: Flash) =>
+    sendPage(event, result.status ?? 200, layout({
+      title: `${result.title} · ${context.site.name}`, body: result.body, session: account, flash,
+      site: { id: context.site.id, name: context.site.name, nav, current: slug },
+    }))
+
   ctx.routes.add({
     method: 'GET', path: '/dashboard/sites/:site', auth: 'none', tags, summary: 'A site\'s dashboard (its first page)',
     handler: (event) => redirect(event, `${href(String(event.context.params?.site ?? ''))(pages[0]!.slug)}`),
@@ -57,31 +76,38 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
       if (!opened.page) return opened.answer
       const { current, page, context, account } = opened
       const flash = await takeFlash(dashboard, current)
-      const result = await page.render({ ...context, flash })
-      return sendPage(event, result.status ?? 200, layout({
-        title: `${result.title} · ${context.site.name}`, body: result.body, session: account, flash,
-        site: { id: context.site.id, name: context.site.name, nav, current: page.slug },
-      }))
+      return answerPage(event, context, page.slug, await page.render({ ...context, flash }), account, flash)
+    },
+  })
+
+  ctx.routes.add({
+    method: 'POST', path: '/dashboard/sites/:site/:slug', auth: 'none', tags, summary: 'A form posted to a site\'s dashboard page (the site settings)',
+    handler: async (event) => {
+      const opened = await openPosted(event)
+      if (!opened.page) return opened.answer
+      const { current, page, context, account, form } = opened
+      if (!page.submit) return sendProblem(event, 404, 'No such action', 'This page takes no form.', account)
+      const result = await page.submit({ ...context, form })
+      if ('flash' in result) {
+        await sessions.save(current.key, { ...current.session, flash: result.flash })
+        return redirect(event, context.href(page.slug))
+      }
+      return answerPage(event, context, page.slug, result, account)
     },
   })
 
   ctx.routes.add({
     method: 'POST', path: '/dashboard/sites/:site/:slug/:action', auth: 'none', tags, summary: 'An action on a site\'s dashboard page (a form)',
     handler: async (event) => {
-      const opened = await open(event)
+      const opened = await openPosted(event)
       if (!opened.page) return opened.answer
-      const { current, page, context, account } = opened
-      const read = await readForm(event)
-      if ('problem' in read) return sendProblem(event, read.status, 'Not accepted', read.problem, account)
-      if (!sameSecret(read.form.get('csrf'), current.session.csrf)) {
-        return sendProblem(event, 403, 'Not accepted', 'This form expired or came from elsewhere. Reload the page and try again.', account)
-      }
+      const { current, page, context, account, form } = opened
       const name = String(event.context.params?.action ?? '')
       const action = Object.hasOwn(page.actions ?? {}, name) ? page.actions![name] : undefined
       if (!action) return sendProblem(event, 404, 'No such action', 'This page has no such action.', account)
       const back = context.href(page.slug)
       try {
-        const result = await action({ ...context, form: read.form })
+        const result = await action({ ...context, form })
         await dashboard.audit(context.viewer, context.site.id, result.audit.action, result.audit.detail)
         if (result.flash) await sessions.save(current.key, { ...current.session, flash: result.flash })
         return redirect(event, result.query ? `${back}?${result.query}` : back)
@@ -100,8 +126,10 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
       if (!current) return null
       const { viewer, csrf } = current.session
       const sites = sitesOf(viewer, ctx.sites)
-      const body = html`<h1>Your sites</h1>${sites.length
-        ? html`<ul class="sites">${sites.map((site) => html`<li><a href="${href(site.id)(pages[0]!.slug)}">${site.name}</a> <span class="muted">${site.id}</span></li>`)}</ul>`
+      const create = viewer.kind === 'operator' ? html`<p><a class="button" href="/dashboard/new-site">New site</a></p>` : ''
+      const body = html`<h1>Your sites</h1>${create}${sites.length
+        ? html`<ul class="sites">${sites.map((site) => html`<li><a href="${href(site.id)(pages[0]!.slug)}">${site.name}</a> <span class="muted">${site.id}</span>${
+          site.origin === 'dashboard' ? '' : html` <span class="badge">managed in the config file</span>`}</li>`)}</ul>`
         : html`<p>No site lists this address among its members.</p>`}`
       return sendPage(event, 200, layout({ title: 'Sites', body, session: { label: viewer.label, csrf } }))
     },
