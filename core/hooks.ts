@@ -60,6 +60,28 @@ export interface IdentifyPayload {
   risk?: { score: number, label: string, isDisposable?: boolean }
 }
 
+/**
+ * What `dashboard:destination-connected` listeners see: the owner connected a platform through its Connect button
+ * (core/connect/) and picked an account. `options` is exactly what the adapter's options schema takes under the site's
+ * `destinations.<platform>` (`crm.<platform>` for salesforce and hubspot), tokens included in clear: a listener that
+ * stores it seals them (core/secrets/keyring.ts).
+ */
+export interface DestinationConnected {
+  siteId: string
+  /** The adapter's name: google_ads, microsoft_ads, linkedin, tiktok, pinterest, meta, salesforce or hubspot. */
+  platform: string
+  options: Record<string, unknown>
+  /** Who connected it, as the audit log names them ("operator" or the member's address). */
+  actor: string
+}
+
+/** What `dashboard:destination-disconnected` listeners see: the owner chose Disconnect (the vendor's grant is revoked where it offers that). */
+export interface DestinationDisconnected {
+  siteId: string
+  platform: string
+  actor: string
+}
+
 /** Where a failure happened, for the `error` hook and the log. */
 export interface ErrorContext {
   /** The hook or component that failed, e.g. `hook:conversion:delivered` or `plugin:capture`. */
@@ -105,6 +127,10 @@ export interface DcgateHooks {
   'held:act': (request: HeldLeadAction) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
+  /** A platform was connected from the dashboard; the listener stores the options in the site (DB-managed sites). */
+  'dashboard:destination-connected': (connected: DestinationConnected) => HookResult
+  /** A platform was disconnected from the dashboard; the listener removes it from the site. */
+  'dashboard:destination-disconnected': (disconnected: DestinationDisconnected) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */
   'metrics:collect': () => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */

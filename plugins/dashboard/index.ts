@@ -28,6 +28,7 @@ import { createLinks } from './links.ts'
 import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
 import { addAssetRoutes } from './routes/assets.ts'
+import { addConnectRoutes } from './routes/connect.ts'
 import { addPageRoutes } from './routes/pages.ts'
 import { addSignInRoutes } from './routes/sign-in.ts'
 import { createDashboard } from './service.ts'
@@ -50,6 +51,7 @@ export default definePlugin({
     addAssetRoutes(ctx)
     const { home } = addPageRoutes(dashboard, pages)
     addSignInRoutes(dashboard, home)
+    addConnectRoutes(dashboard)
     ctx.hooks.hook('app:close', () => mailer.close())
   },
 })

@@ -3,6 +3,7 @@ import type { VerifyDomainAnswer } from '../../../core/sites/verify-domain.ts'
 import { copyable, csrfField, html, time } from '../html.ts'
 import { actionError, definePage, type PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'
+import { connectionsCard } from './connect-views.ts'
 
 /** What capture remembers of a first-party host (plugins/capture/first-party/state.ts), read from the shared storage. */
 interface FirstPartyState { verified: boolean, reason?: string, checkedAt: string, verifiedAt?: string }
@@ -29,6 +30,7 @@ ${copyable('release-url', detail.release_url, 'Release URL')}</div>
 <div class="card"><h2>Webhook sources</h2>${sources.length
     ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Source</th><th scope="col">URL</th></tr></thead><tbody>${sources.map((name) => html`<tr><td>${name}</td><td>${copyable(`source-${name}`, `${base}/api/v1/conversions/${name}/${site.copKey}`, `${name} webhook URL`)}</td></tr>`)}</tbody></table></div>`
     : html`<p>No source is configured under this site's <code>sources</code>.</p>`}</div>
+${connectionsCard(ctx)}
 ${await firstParty(ctx)}
 <div class="card"><h2>Events</h2>${events(ctx)}</div>`,
     }
