@@ -224,6 +224,8 @@ const OAuthAppSchema = strict({
   authorizeUrl: v.optional(Url),
   tokenUrl: v.optional(Url),
   apiBaseUrl: v.optional(Url),
+  /** Microsoft Advertising only: the developer token its Customer and Campaign Management APIs take with every call. */
+  developerToken: v.optional(NonEmpty),
 })
 export const OAUTH_PLATFORMS = ['google', 'microsoft_ads', 'linkedin', 'tiktok', 'pinterest', 'salesforce', 'hubspot'] as const
 export type OAuthPlatform = typeof OAUTH_PLATFORMS[number]

@@ -5,6 +5,8 @@ import type { OAuthAppConfig, OAuthPlatform } from '../config/schema.ts'
 export interface ConnectApp {
   clientId: string
   clientSecret: string
+  /** Microsoft Advertising's developer token (its APIs take it with every call). */
+  developerToken?: string
   authorizeUrl: string
   tokenUrl: string
   apiBaseUrl: string
