@@ -25,6 +25,8 @@ export interface AuthorizationServerInit {
   tokenAnswer?: (tokens: { accessToken: string, refreshToken: string }) => unknown
   /** The error body for an OAuth error code (a vendor's own envelope); default `{ error, error_description }`. */
   errorBody?: (error: string, description: string) => unknown
+  /** The HTTP status of a token error, when the vendor's is fixed (TikTok answers 200 with a code in the body). */
+  errorStatus?: number
 }
 
 interface IssuedCode { redirectUri: string, challenge?: string, used: boolean }
@@ -35,7 +37,7 @@ export function createAuthorizationServer(init: AuthorizationServerInit) {
   const revoked: string[] = []
   const state = { decline: false }
   const error = (status: number, code: string, description: string): FakeReply =>
-    ({ status, body: init.errorBody?.(code, description) ?? { error: code, error_description: description } })
+    ({ status: init.errorStatus ?? status, body: init.errorBody?.(code, description) ?? { error: code, error_description: description } })
 
   const authorize = (url: URL): FakeReply => {
     const q = url.searchParams
