@@ -28,8 +28,11 @@ export const hubspot: ConnectVendor = {
       { name: 'eventName', label: 'Site event a qualified contact is sent as', choices: eventChoices(ctx.siteEvents) },
     ]
   },
+  // The refresh token with the app's credentials (adapters/crm/hubspot/auth.ts): an access token lasts 30 minutes.
   toOptions: (ctx, grant, picked) => ({
-    accessToken: grant.accessToken, eventName: pickedOne(picked, 'eventName', eventChoices(ctx.siteEvents), 'the site event'), ...baseUrlOption(ctx.app),
+    ...(grant.refreshToken ? { clientId: ctx.app.clientId, clientSecret: ctx.app.clientSecret, refreshToken: grant.refreshToken } : { accessToken: grant.accessToken }),
+    ...(ctx.app.overrides.tokenUrl ? { oauthUrl: ctx.app.overrides.tokenUrl } : {}),
+    eventName: pickedOne(picked, 'eventName', eventChoices(ctx.siteEvents), 'the site event'), ...baseUrlOption(ctx.app),
   }),
   async revoke(ctx, options) {
     if (typeof options.refreshToken !== 'string') return

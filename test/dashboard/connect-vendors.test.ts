@@ -120,7 +120,7 @@ describe('Connect descriptors against their vendors\' fakes', () => {
     expect(fake.auth.revoked).toEqual([grant.refreshToken])
   })
 
-  it('HubSpot: PKCE, the portal from the token\'s metadata; a verifier that does not match is refused', async () => {
+  it('HubSpot: PKCE, the portal from the token\'s metadata, the refresh token kept and deleted on disconnect; a verifier that does not match is refused', async () => {
     const vendor = vendorOf('hubspot')!
     const fake = await startFakeHubSpot({ ...APP, redirectUri: redirectUri('hubspot') })
     fakes.push(fake)
@@ -128,7 +128,10 @@ describe('Connect descriptors against their vendors\' fakes', () => {
     const grant = await consent(vendor, ctx)
     expect(choices(await vendor.list(ctx, grant), 'portal')[0]!.label).toBe('shop.hubspot.com (portal 48000001, owner@shop.example)')
     const options = await vendor.toOptions(ctx, grant, new Map([['eventName', 'qualified_lead']]))
+    expect(options).toEqual({ clientId: APP.clientId, clientSecret: APP.clientSecret, refreshToken: grant.refreshToken, oauthUrl: `${fake.url}/oauth/v1/token`, eventName: 'qualified_lead', baseUrl: fake.url })
     expectValid(vendor, options)
+    await vendor.revoke!(ctx, options)
+    expect(fake.auth.revoked).toEqual([grant.refreshToken])
 
     const url = new URL(vendor.authorizeUrl(ctx.app, 's', pkcePair().challenge))
     const code = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!
