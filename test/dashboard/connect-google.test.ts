@@ -101,6 +101,9 @@ describe('Connect Google', () => {
     const replay = await browser.get(callbackPath)
     expect(replay.status).toBe(400)
     expect(replay.text).toContain('already used or has expired')
+    // Hostile query values: a clear 400, never a 500.
+    expect((await browser.get('/dashboard/oauth/google/callback?state=%00&code=x')).status).toBe(400)
+    expect((await browser.get(`/dashboard/oauth/google/callback?state=${'a'.repeat(5000)}`)).status).toBe(400)
 
     const flow = /flow=([\w-]+)/.exec(first.text)![1]!
     const stranger = await operator()

@@ -1,21 +1,13 @@
 import * as v from 'valibot'
-import type { H3Event } from 'h3'
-import { callHookSafe } from '../../../core/hooks.ts'
-import { PickProblem, VendorError } from '../../../core/connect/errors.ts'
-import { createFlows } from '../../../core/connect/flows.ts'
-import { timedFetch } from '../../../core/connect/http.ts'
-import type { ConnectVendor, VendorContext } from '../../../core/connect/types.ts'
-import { appOf, vendorOf } from '../../../core/connect/vendors.ts'
-import { mayView } from '../access.ts'
-import { sameSecret } from '../csrf.ts'
-import { layout, type Html } from '../html.ts'
+import { PickProblem } from '../../../core/connect/errors.ts'
+import { vendorOf } from '../../../core/connect/vendors.ts'
 import { continueView, pickForm } from '../pages/connect-views.ts'
-import { readForm, readQuery, redirect, sendPage, sendProblem } from '../respond.ts'
+import { readQuery, redirect } from '../respond.ts'
 import type { Dashboard } from '../service.ts'
-import type { Session } from '../session.ts'
+import { connectHelpers } from './connect-helpers.ts'
+import { addConnectManageRoutes } from './connect-manage.ts'
 
 const tags = ['Dashboard']
-type Current = { key: string, session: Session }
 
 /**
  * The Connect buttons (core/connect/README.md): POST …/<platform>/start sends the browser to the vendor with a state
@@ -26,49 +18,8 @@ type Current = { key: string, session: Session }
  */
 export function addConnectRoutes(dashboard: Dashboard): void {
   const { ctx, sessions } = dashboard
-  const flows = createFlows(ctx.storage, ctx.keyring)
-  const fetch = timedFetch(ctx.config.delivery.requestTimeoutMs)
-  const page = (event: H3Event, status: number, title: string, body: Html, current?: Current) =>
-    sendPage(event, status, layout({ title, body, session: current && { label: current.session.viewer.label, csrf: current.session.csrf } }))
-  const problem = (event: H3Event, status: number, text: string, current?: Current) =>
-    sendProblem(event, status, 'Not connected', text, current && { label: current.session.viewer.label, csrf: current.session.csrf })
-
-  const vendorContext = (vendor: ConnectVendor, siteId: string): VendorContext | undefined => {
-    const app = appOf(ctx.config, vendor, dashboard.baseUrl)
-    const site = ctx.sites.byId(siteId)
-    return app && { app, fetch, siteEvents: site?.config.events.filter((e) => e.active).map((e) => e.key) ?? [] }
-  }
-  /** The viewer may change this site's connections: the operator, or a member when the operator allows it. */
-  const mayEdit = (current: Current, siteId: string) => {
-    const site = ctx.sites.byId(siteId)
-    const { viewer } = current.session
-    const membersMayEdit = (dashboard.options as { membersMayEdit?: boolean }).membersMayEdit === true
-    return !!site && mayView(viewer, site) && (viewer.kind === 'operator' || membersMayEdit)
-  }
-
-  /** A signed-in POST with its CSRF field checked, for a site the viewer may edit, of a vendor with an app. */
-  const openPost = async (event: H3Event) => {
-    const current = await sessions.read(event)
-    if (!current) return { answer: redirect(event, '/dashboard') }
-    const read = await readForm(event)
-    if ('problem' in read) return { answer: problem(event, read.status, read.problem, current) }
-    if (!sameSecret(read.form.get('csrf'), current.session.csrf)) return { answer: problem(event, 403, 'This form expired or came from elsewhere. Reload the page and try again.', current) }
-    const vendor = vendorOf(String(event.context.params?.platform ?? ''))
-    if (!vendor) return { answer: problem(event, 404, 'No such platform.', current) }
-    return { current, form: read.form, vendor }
-  }
-  const siteChecks = (event: H3Event, current: Current, vendor: ConnectVendor, siteId: string) => {
-    if (!mayEdit(current, siteId)) return { answer: problem(event, 403, 'You may not change the connections of this site.', current) }
-    const vctx = vendorContext(vendor, siteId)
-    if (!vctx) return { answer: problem(event, 404, `No OAuth app is configured for ${vendor.label} (oauth.${vendor.platform} in the config file).`, current) }
-    return { vctx }
-  }
-  const setup = (siteId: string) => `/dashboard/sites/${encodeURIComponent(siteId)}/setup`
-  const flash = (current: Current, text: string, kind?: 'error') => sessions.save(current.key, { ...current.session, flash: { text, ...(kind ? { kind } : {}) } })
-  const vendorFailure = (event: H3Event, error: unknown, current?: Current) => {
-    if (error instanceof VendorError || error instanceof PickProblem) return problem(event, 502, error.message, current)
-    throw error
-  }
+  const helpers = connectHelpers(dashboard)
+  const { flows, page, problem, vendorContext, mayEdit, openPost, siteChecks, setup, flash, vendorFailure } = helpers
 
   ctx.routes.add({
     method: 'POST', path: '/dashboard/oauth/:platform/start', auth: 'none', tags, summary: 'Connect: send the browser to the vendor\'s consent page',
@@ -164,7 +115,14 @@ export function addConnectRoutes(dashboard: Dashboard): void {
       const valid = definition ? v.safeParse(definition.options, options) : undefined
       if (!valid?.success) return problem(event, 400, `These picks do not make valid ${vendor.label} options: ${valid?.issues.map((issue) => issue.message).join('; ') ?? 'no such adapter'}.`, current)
       const actor = current.session.viewer.label
-      await callHookSafe(ctx.hooks, ctx.logger, 'dashboard:destination-connected', { siteId: held.siteId, platform: vendor.adapter, options, actor })
+      try {
+        // callHook, not callHookSafe: the owner must learn when the listener could not store the connection.
+        await ctx.hooks.callHook('dashboard:destination-connected', { siteId: held.siteId, platform: vendor.adapter, options, actor })
+      }
+      catch (error) {
+        ctx.report(error, { source: 'hook:dashboard:destination-connected' })
+        return problem(event, 503, `${vendor.label} could not be saved to the site just now. Go back and press Connect on this page again.`, current)
+      }
       await flows.finish(flow)
       await dashboard.audit(current.session.viewer, held.siteId, 'connected platform', vendor.adapter)
       await flash(current, `${vendor.label} is connected.`)
@@ -172,54 +130,5 @@ export function addConnectRoutes(dashboard: Dashboard): void {
     },
   })
 
-  ctx.routes.add({
-    method: 'POST', path: '/dashboard/oauth/:platform/disconnect', auth: 'none', tags, summary: 'Disconnect: revoke where the vendor offers it, remove from the site',
-    handler: async (event) => {
-      const opened = await openPost(event)
-      if (!opened.vendor) return opened.answer
-      const { current, form, vendor } = opened
-      const siteId = form.get('site') ?? ''
-      const checked = siteChecks(event, current, vendor, siteId)
-      if (!checked.vctx) return checked.answer
-      const configured = ctx.registry.forSite(siteId, vendor.kind).find((c) => c.definition.name === vendor.adapter)
-      let revoked = 'nothing to revoke'
-      if (configured && vendor.revoke) {
-        try {
-          await vendor.revoke(checked.vctx, configured.options as Record<string, unknown>)
-          revoked = 'access revoked'
-        }
-        catch (error) {
-          if (!(error instanceof VendorError)) throw error
-          revoked = `revoking failed: ${error.message}`
-        }
-      }
-      const actor = current.session.viewer.label
-      await callHookSafe(ctx.hooks, ctx.logger, 'dashboard:destination-disconnected', { siteId, platform: vendor.adapter, actor })
-      await dashboard.audit(current.session.viewer, siteId, 'disconnected platform', `${vendor.adapter}: ${revoked}`)
-      await flash(current, `${vendor.label} is disconnected (${revoked}).`, revoked.startsWith('revoking failed') ? 'error' : undefined)
-      return redirect(event, setup(siteId))
-    },
-  })
-
-  ctx.routes.add({
-    method: 'POST', path: '/dashboard/oauth/meta/token', auth: 'none', tags, summary: 'Connect Meta: a pasted system-user token, checked at once',
-    handler: async (event) => {
-      const opened = await openPost(event)
-      if (!opened.vendor) return opened.answer
-      const { current, form, vendor } = opened
-      const siteId = form.get('site') ?? ''
-      const checked = siteChecks(event, current, vendor, siteId)
-      if (!checked.vctx) return checked.answer
-      const token = form.get('accessToken')?.trim() ?? ''
-      if (!/^[\w|-]{20,1000}$/.test(token)) return problem(event, 400, 'Paste the whole system-user access token (Business Settings → System users → Generate new token).', current)
-      try {
-        const grant = await vendor.exchange(checked.vctx, token, undefined)
-        const flow = await flows.hold({ sessionKey: current.key, siteId, platform: vendor.platform }, grant)
-        return redirect(event, `/dashboard/oauth/meta/pick?flow=${flow}`)
-      }
-      catch (error) {
-        return vendorFailure(event, error, current)
-      }
-    },
-  })
+  addConnectManageRoutes(dashboard, helpers)
 }
