@@ -12,8 +12,12 @@ import { publicBaseUrl } from '../urls.ts'
 const action = (platform: string, what: string) => `/dashboard/oauth/${platform}/${what}`
 
 /** One row per platform the operator configured an app for (Meta always: it takes a pasted token). */
-export function connectionsCard({ site, plugin, csrf }: PageContext): Html {
+export function connectionsCard({ site, plugin, csrf, viewer }: PageContext): Html {
   const base = publicBaseUrl(plugin.config)
+  const membersMayEdit = (plugin.config as { dashboard?: { membersMayEdit?: boolean } }).dashboard?.membersMayEdit === true
+  if (viewer.kind === 'member' && !membersMayEdit) {
+    return html`<div class="card"><h2>Connections</h2><p class="hint">The operator connects the platforms of this site.</p></div>`
+  }
   const connected = new Set([
     ...plugin.registry.forSite(site.id, 'ad-platform').map((c) => c.definition.name),
     ...plugin.registry.forSite(site.id, 'crm-poller').map((c) => c.definition.name),

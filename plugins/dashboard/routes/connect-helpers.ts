@@ -53,6 +53,15 @@ export function connectHelpers(dashboard: Dashboard) {
     if (!vctx) return { answer: problem(event, 404, `No OAuth app is configured for ${vendor.label} (oauth.${vendor.platform} in the config file).`, current) }
     return { vctx }
   }
+  /** openPost and siteChecks for a form naming its `site` (Connect, Disconnect, Meta's token). */
+  const openSitePost = async (event: H3Event) => {
+    const opened = await openPost(event)
+    if (!opened.vendor) return { answer: opened.answer }
+    const siteId = opened.form.get('site') ?? ''
+    const checked = siteChecks(event, opened.current, opened.vendor, siteId)
+    if (!checked.vctx) return { answer: checked.answer }
+    return { ...opened, siteId, vctx: checked.vctx }
+  }
   const setup = (siteId: string) => `/dashboard/sites/${encodeURIComponent(siteId)}/setup`
   const flash = (current: Current, text: string, kind?: 'error') => sessions.save(current.key, { ...current.session, flash: { text, ...(kind ? { kind } : {}) } })
   const vendorFailure = (event: H3Event, error: unknown, current?: Current) => {
@@ -60,7 +69,7 @@ export function connectHelpers(dashboard: Dashboard) {
     throw error
   }
 
-  return { flows, page, problem, vendorContext, mayEdit, openPost, siteChecks, setup, flash, vendorFailure }
+  return { flows, page, problem, vendorContext, mayEdit, openPost, openSitePost, siteChecks, setup, flash, vendorFailure }
 }
 
 export type ConnectHelpers = ReturnType<typeof connectHelpers>

@@ -8,22 +8,19 @@ const tags = ['Dashboard']
 /** Disconnect (revoke where the vendor offers it, then the hook) and Meta's pasted token (routes/connect.ts). */
 export function addConnectManageRoutes(dashboard: Dashboard, helpers: ConnectHelpers): void {
   const { ctx } = dashboard
-  const { flows, problem, openPost, siteChecks, setup, flash, vendorFailure } = helpers
+  const { flows, problem, openSitePost, setup, flash, vendorFailure } = helpers
 
   ctx.routes.add({
     method: 'POST', path: '/dashboard/oauth/:platform/disconnect', auth: 'none', tags, summary: 'Disconnect: revoke where the vendor offers it, remove from the site',
     handler: async (event) => {
-      const opened = await openPost(event)
-      if (!opened.vendor) return opened.answer
-      const { current, form, vendor } = opened
-      const siteId = form.get('site') ?? ''
-      const checked = siteChecks(event, current, vendor, siteId)
-      if (!checked.vctx) return checked.answer
+      const opened = await openSitePost(event)
+      if (!('vctx' in opened)) return opened.answer
+      const { current, vendor, siteId, vctx } = opened
       const configured = ctx.registry.forSite(siteId, vendor.kind).find((c) => c.definition.name === vendor.adapter)
       let revoked = 'nothing to revoke'
       if (configured && vendor.revoke) {
         try {
-          await vendor.revoke(checked.vctx, configured.options as Record<string, unknown>)
+          await vendor.revoke(vctx, configured.options as Record<string, unknown>)
           revoked = 'access revoked'
         }
         catch (error) {
@@ -48,16 +45,13 @@ export function addConnectManageRoutes(dashboard: Dashboard, helpers: ConnectHel
   ctx.routes.add({
     method: 'POST', path: '/dashboard/oauth/meta/token', auth: 'none', tags, summary: 'Connect Meta: a pasted system-user token, checked at once',
     handler: async (event) => {
-      const opened = await openPost(event)
-      if (!opened.vendor) return opened.answer
-      const { current, form, vendor } = opened
-      const siteId = form.get('site') ?? ''
-      const checked = siteChecks(event, current, vendor, siteId)
-      if (!checked.vctx) return checked.answer
+      const opened = await openSitePost(event)
+      if (!('vctx' in opened)) return opened.answer
+      const { current, form, vendor, siteId, vctx } = opened
       const token = form.get('accessToken')?.trim() ?? ''
       if (!/^[\w|-]{20,1000}$/.test(token)) return problem(event, 400, 'Paste the whole system-user access token (Business Settings → System users → Generate new token).', current)
       try {
-        const grant = await vendor.exchange(checked.vctx, token, undefined)
+        const grant = await vendor.exchange(vctx, token, undefined)
         const flow = await flows.hold({ sessionKey: current.key, siteId, platform: vendor.platform }, grant)
         return redirect(event, `/dashboard/oauth/meta/pick?flow=${flow}`)
       }

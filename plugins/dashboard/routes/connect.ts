@@ -19,21 +19,18 @@ const tags = ['Dashboard']
 export function addConnectRoutes(dashboard: Dashboard): void {
   const { ctx, sessions } = dashboard
   const helpers = connectHelpers(dashboard)
-  const { flows, page, problem, vendorContext, mayEdit, openPost, siteChecks, setup, flash, vendorFailure } = helpers
+  const { flows, page, problem, vendorContext, mayEdit, openPost, openSitePost, siteChecks, setup, flash, vendorFailure } = helpers
 
   ctx.routes.add({
     method: 'POST', path: '/dashboard/oauth/:platform/start', auth: 'none', tags, summary: 'Connect: send the browser to the vendor\'s consent page',
     handler: async (event) => {
-      const opened = await openPost(event)
-      if (!opened.vendor) return opened.answer
-      const { current, form, vendor } = opened
-      const siteId = form.get('site') ?? ''
-      const checked = siteChecks(event, current, vendor, siteId)
-      if (!checked.vctx) return checked.answer
+      const opened = await openSitePost(event)
+      if (!('vctx' in opened)) return opened.answer
+      const { current, vendor, siteId, vctx } = opened
       if (vendor.platform === 'meta') return problem(event, 400, 'Meta connects with a pasted system-user token.', current)
       const { state, challenge } = await flows.begin({ sessionKey: current.key, siteId, platform: vendor.platform, pkce: vendor.pkce })
       event.res.status = 303
-      event.res.headers.set('location', vendor.authorizeUrl(checked.vctx.app, state, challenge))
+      event.res.headers.set('location', vendor.authorizeUrl(vctx.app, state, challenge))
       event.res.headers.set('cache-control', 'no-store')
       event.res.headers.set('referrer-policy', 'no-referrer')
       return null
@@ -103,9 +100,10 @@ export function addConnectRoutes(dashboard: Dashboard): void {
       if (!held) return problem(event, 404, 'This connection was finished, has expired, or was started in another session. Start again with the Connect button.', current)
       const checked = siteChecks(event, current, vendor, held.siteId)
       if (!checked.vctx) return checked.answer
+      const { vctx } = checked
       let options: Record<string, unknown>
       try {
-        options = await vendor.toOptions(checked.vctx, held.grant, form)
+        options = await vendor.toOptions(vctx, held.grant, form)
       }
       catch (error) {
         if (error instanceof PickProblem) return problem(event, 400, error.message, current)
