@@ -60,6 +60,28 @@ export interface IdentifyPayload {
   risk?: { score: number, label: string, isDisposable?: boolean }
 }
 
+/**
+ * What `dashboard:destination-connected` listeners see: the owner connected a platform through its Connect button
+ * (core/connect/) and picked an account. `options` is exactly what the adapter's options schema takes under the site's
+ * `destinations.<platform>` (`crm.<platform>` for salesforce and hubspot), tokens included in clear: a listener that
+ * stores it seals them (core/secrets/keyring.ts).
+ */
+export interface DestinationConnected {
+  siteId: string
+  /** The adapter's name: google_ads, microsoft_ads, linkedin, tiktok, pinterest, meta, salesforce or hubspot. */
+  platform: string
+  options: Record<string, unknown>
+  /** Who connected it, as the audit log names them ("operator" or the member's address). */
+  actor: string
+}
+
+/** What `dashboard:destination-disconnected` listeners see: the owner chose Disconnect (the vendor's grant is revoked where it offers that). */
+export interface DestinationDisconnected {
+  siteId: string
+  platform: string
+  actor: string
+}
+
 /** Where a failure happened, for the `error` hook and the log. */
 export interface ErrorContext {
   /** The hook or component that failed, e.g. `hook:conversion:delivered` or `plugin:capture`. */
@@ -108,9 +130,9 @@ export interface DcgateHooks {
    * `destinations[platform] = options` on the site made in the dashboard, validated, audited and applied on every
    * instance; a config-file site is refused (read-only). The listener throws when it is refused or invalid.
    */
-  'dashboard:destination-connected': (payload: { siteId: string, platform: string, options: Record<string, unknown>, actor: string }) => HookResult
+  'dashboard:destination-connected': (connected: DestinationConnected) => HookResult
   /** An owner chose "Disconnect": the dashboard removes `destinations[platform]` from the site, as above. */
-  'dashboard:destination-disconnected': (payload: { siteId: string, platform: string, actor: string }) => HookResult
+  'dashboard:destination-disconnected': (disconnected: DestinationDisconnected) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */

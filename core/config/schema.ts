@@ -232,6 +232,28 @@ export const SiteSchema = strict({
   members: v.optional(v.array(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('must be an email address such as owner@shop.example'))), []),
 })
 
+/**
+ * `oauth.<platform>`: the operator's own OAuth app per vendor, for the dashboard's Connect buttons (core/connect/).
+ * The URL overrides point the flow at a proxy or a fake; `apiBaseUrl` also becomes the connected destination's baseUrl.
+ */
+const OAuthAppSchema = strict({
+  clientId: NonEmpty,
+  clientSecret: NonEmpty,
+  authorizeUrl: v.optional(Url),
+  tokenUrl: v.optional(Url),
+  apiBaseUrl: v.optional(Url),
+  /** Microsoft Advertising only: the developer token its Customer and Campaign Management APIs take with every call. */
+  developerToken: v.optional(NonEmpty),
+})
+export const OAUTH_PLATFORMS = ['google', 'microsoft_ads', 'linkedin', 'tiktok', 'pinterest', 'salesforce', 'hubspot'] as const
+export type OAuthPlatform = typeof OAUTH_PLATFORMS[number]
+const OAuthSchema = strict({
+  ...Object.fromEntries(OAUTH_PLATFORMS.map((name) => [name, v.optional(OAuthAppSchema)])) as Record<OAuthPlatform, v.OptionalSchema<typeof OAuthAppSchema, undefined>>,
+  /** Meta takes a pasted system-user token (no OAuth app): only where the Graph API is reached, for a proxy or a fake. */
+  meta: v.optional(strict({ apiBaseUrl: v.optional(Url) })),
+})
+export type OAuthAppConfig = v.InferOutput<typeof OAuthAppSchema>
+
 /** A plugin given inline in the config (a definePlugin result) rather than by built-in name. */
 const InlinePlugin = v.custom<{ name: string, setup: (...args: never[]) => unknown }>(
   (value) => typeof value === 'object' && value !== null
@@ -251,13 +273,14 @@ export const ConfigSchema = v.pipe(
     delivery: v.optional(DeliverySchema, {}),
     plugins: v.optional(v.array(v.union([NonEmpty, InlinePlugin], 'must be a built-in plugin name or a definePlugin({ name, setup }) result'))),
     sites: v.optional(v.array(SiteSchema), []),
+    oauth: v.optional(OAuthSchema, {}),
   }),
   v.check((config) => unique(config.sites.map((s) => s.id)), 'sites: every site id must be unique'),
   v.check((config) => unique(config.sites.flatMap((s) => (s.copKey ? [s.copKey] : []))), 'sites: a pinned copKey may belong to one site only'),
 )
 
 /** The config keys the kernel owns; every other top-level key is a plugin's section (core/plugin.ts). */
-export const CORE_KEYS: readonly string[] = ['server', 'dataDir', 'database', 'storage', 'mail', 'admin', 'delivery', 'plugins', 'sites']
+export const CORE_KEYS: readonly string[] = ['server', 'dataDir', 'database', 'storage', 'mail', 'admin', 'delivery', 'plugins', 'sites', 'oauth']
 
 /**
  * Plugins' config sections as a config file writes them. Each plugin with options adds its own:

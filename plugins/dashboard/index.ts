@@ -31,6 +31,7 @@ import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
 import { addAssetRoutes } from './routes/assets.ts'
 import { addNewSiteRoutes } from './routes/new-site.ts'
+import { addConnectRoutes } from './routes/connect.ts'
 import { addPageRoutes } from './routes/pages.ts'
 import { addSignInRoutes } from './routes/sign-in.ts'
 import { createDashboard } from './service.ts'
@@ -56,6 +57,7 @@ export default definePlugin({
     addSignInRoutes(dashboard, home)
     addNewSiteRoutes(dashboard)
     listenForConnections(ctx, dashboard.edits)
+    addConnectRoutes(dashboard)
     ctx.hooks.hook('app:close', () => mailer.close())
   },
 })

@@ -16,7 +16,7 @@ export interface SiteEdits {
   create: (input: SiteInput, actor: Viewer | string) => Promise<SaveOutcome>
   /** Applies `change` to the stored site; `what` names the change in the audit log ("edited site", detail). */
   update: (siteId: string, change: (input: SiteInput) => SiteInput, actor: Viewer | string, what: { action: string, detail?: string }) => Promise<EditOutcome>
-  /** `destinations[platform] = options` (a "Connect" finished, or options entered in the form). */
+  /** `destinations[platform] = options` (`crm[platform]` for a CRM poller): a "Connect" finished, or options entered in the form. */
   setDestination: (siteId: string, platform: string, options: Record<string, unknown>, actor: Viewer | string) => Promise<EditOutcome>
   /** Removes `destinations[platform]` (the site page's "Remove", or "Disconnect"). */
   removeDestination: (siteId: string, platform: string, actor: Viewer | string) => Promise<EditOutcome>
@@ -33,7 +33,9 @@ export function createSiteEdits(ctx: PluginContext): SiteEdits {
     if (outcome.ok) await audit(actor, siteId, what.action, what.detail)
     return outcome
   }
-  const section = (input: SiteInput, key: 'destinations' | 'sources') => ({ ...(input[key] as Record<string, unknown> | undefined) })
+  const section = (input: SiteInput, key: 'destinations' | 'sources' | 'crm') => ({ ...(input[key] as Record<string, unknown> | undefined) })
+  // A connected CRM (Salesforce, HubSpot) is a poller: its options go under `crm`, an ad platform's under `destinations`.
+  const sectionOf = (platform: string) => (ctx.registry.get('crm-poller', platform) ? 'crm' as const : 'destinations' as const)
   return {
     async create(input, actor) {
       const outcome = await managed.save(input, labelOf(actor), 'create')
@@ -42,12 +44,12 @@ export function createSiteEdits(ctx: PluginContext): SiteEdits {
     },
     update,
     setDestination: (siteId, platform, options, actor) => update(siteId, (input) => ({
-      ...input, destinations: { ...section(input, 'destinations'), [platform]: options },
+      ...input, [sectionOf(platform)]: { ...section(input, sectionOf(platform)), [platform]: options },
     }), actor, { action: 'set destination', detail: platform }),
     removeDestination: (siteId, platform, actor) => update(siteId, (input) => {
-      const destinations = section(input, 'destinations')
-      delete destinations[platform]
-      return { ...input, destinations }
+      const kept = section(input, sectionOf(platform))
+      delete kept[platform]
+      return { ...input, [sectionOf(platform)]: kept }
     }, actor, { action: 'removed destination', detail: platform }),
   }
 }

@@ -165,6 +165,23 @@ describe('hubspot poller', () => {
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${serviceKey}`)
   })
 
+  it('an OAuth app (the dashboard\'s Connect button) polls with an access token from its refresh token, fetched once', async () => {
+    const app = { clientId: 'dcgate-app', clientSecret: 'app-secret', refreshToken: 'na1-refresh-token' }
+    fake = await startFakeHubspot({ oauth: app })
+    fake.addContact({ email: 'ada@example.com', lifecyclestage: 'salesqualifiedlead', at: at(30) })
+    const connected = options({ accessToken: undefined, ...app })
+    const ctx = pollContext()
+    expect((await poller.poll(connected, undefined, ctx)).qualified).toEqual([{ email: 'ada@example.com', eventName: 'demo_booked' }])
+    await poller.poll(connected, undefined, ctx)
+    expect(fake.requests.filter((r) => r.path === '/oauth/v1/token')).toHaveLength(1)
+    expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${fake.accessToken}`)
+
+    const error = await poller.poll({ ...connected, refreshToken: 'na1-deleted' }, undefined, pollContext()).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(CrmAuthError)
+    expect((error as Error).message).toContain('HubSpot OAuth refused the refresh token with invalid_grant: missing or unknown refresh token')
+    expect((error as Error).message).toContain('connect HubSpot again')
+  })
+
   it('a refused token says where to get one today: a service key, since private apps can no longer be created', async () => {
     fake = await startFakeHubspot()
     const error = await poller.poll(options({ accessToken: BAD_TOKEN }), undefined, pollContext()).catch((caught: unknown) => caught)

@@ -28,6 +28,8 @@ export interface FakeHubspotInit {
   now?: () => number
   /** How long a change takes to reach search results. */
   indexLagMs?: number
+  /** An OAuth app installed in the portal: POST /oauth/v1/token trades this refresh token for `accessToken`. */
+  oauth?: { clientId: string, clientSecret: string, refreshToken: string }
 }
 
 export interface HubspotContactInit {
@@ -155,12 +157,24 @@ export async function startFakeHubspot(init: FakeHubspotInit = {}): Promise<Fake
 
   const server = await startFakeServer(async (request) => {
     const path = request.path.split('?')[0]!
+    if (request.method === 'POST' && path === '/oauth/v1/token' && init.oauth) return refresh(new URLSearchParams(request.body), init.oauth)
     if (request.method === 'POST' && SEARCH_PATH.test(path)) {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
       return search(request)
     }
     return reply(404, { status: 'error', message: 'Resource not found', correlationId: randomUUID(), category: 'OBJECT_NOT_FOUND' })
   })
+
+  /** The refresh-token grant (OAuth tokens guide): a 30-minute access token; HubSpot's error shape for a bad token. */
+  function refresh(form: URLSearchParams, app: NonNullable<FakeHubspotInit['oauth']>): FakeReply {
+    if (form.get('client_id') !== app.clientId || form.get('client_secret') !== app.clientSecret) {
+      return reply(400, { status: 'BAD_CLIENT_ID', message: 'missing or invalid client_id', error: 'invalid_client', error_description: 'missing or invalid client_id', correlationId: randomUUID() })
+    }
+    if (form.get('grant_type') !== 'refresh_token' || form.get('refresh_token') !== app.refreshToken) {
+      return reply(400, { status: 'BAD_REFRESH_TOKEN', message: 'missing or unknown refresh token', error: 'invalid_grant', error_description: 'missing or unknown refresh token', correlationId: randomUUID() })
+    }
+    return reply(200, { token_type: 'bearer', access_token: accessToken, refresh_token: app.refreshToken, expires_in: 1800 })
+  }
 
   return {
     ...server,

@@ -6,6 +6,7 @@
 import type { CrmPollContext, CrmPollResult } from '../../../core/registry.ts'
 import { exchange, unreadableAnswer } from '../shared/http.ts'
 import { Harvest, closeWindow, openWindow } from '../shared/window.ts'
+import { hubspotBearer } from './auth.ts'
 import type { HubspotOptions } from './index.ts'
 import { SEARCH_RESULT_CAP, fromSearchPage, toSearchRequest, type SearchPage } from './map.ts'
 import { toHubspotError } from './response.ts'
@@ -43,7 +44,7 @@ async function searchPage(options: HubspotOptions, since: Date, after: string | 
   const request = toSearchRequest(options, since, after)
   const answer = await exchange('hubspot', ctx, request.url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${options.accessToken}`, 'content-type': 'application/json', accept: 'application/json' },
+    headers: { authorization: `Bearer ${await hubspotBearer(options, ctx)}`, 'content-type': 'application/json', accept: 'application/json' },
     body: request.body,
   })
   if (answer.status !== 200) throw toHubspotError(answer)

@@ -4,6 +4,7 @@ import { actionError, definePage, type PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'
 import { destinationActions, destinationsCard } from './setup-destinations.ts'
 import { eventPlan } from './setup-plan.ts'
+import { connectionsCard } from './connect-views.ts'
 
 /** What capture remembers of a first-party host (plugins/capture/first-party/state.ts), read from the shared storage. */
 interface FirstPartyState { verified: boolean, reason?: string, checkedAt: string, verifiedAt?: string }
@@ -31,6 +32,7 @@ ${copyable('release-url', detail.release_url, 'Release URL')}</div>
 <div class="card"><h2>Webhook sources</h2>${sources.length
     ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Source</th><th scope="col">URL</th></tr></thead><tbody>${sources.map((name) => html`<tr><td>${name}</td><td>${copyable(`source-${name}`, `${base}/api/v1/conversions/${name}/${site.copKey}`, `${name} webhook URL`)}</td></tr>`)}</tbody></table></div>`
     : html`<p>No source is configured under this site's <code>sources</code>.</p>`}</div>
+${connectionsCard(ctx)}
 ${await firstParty(ctx)}
 ${destinationsCard(ctx)}
 <div class="card"><h2>Events</h2>${eventPlan(ctx)}</div>`,
