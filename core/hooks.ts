@@ -2,6 +2,7 @@ import { createHooks, type Hookable } from 'hookable'
 import type { ConsolaInstance } from 'consola'
 import type { StandardEvent } from './delivery/types.ts'
 import { toLoggable } from './db/loggable-error.ts'
+import type { AnsweredRequest } from './http/answered.ts'
 
 type HookResult = void | Promise<void>
 
@@ -105,6 +106,12 @@ export interface DcgateHooks {
   'held:act': (request: HeldLeadAction) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
+  /**
+   * A request that belongs to a site was answered (core/http/answered.ts): route pattern, status, refusal code and
+   * message, nothing personal. Not awaited by the answer; keep listeners synchronous and cheap (the dashboard's live
+   * events buffer it).
+   */
+  'request:answered': (request: AnsweredRequest) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */
   'metrics:collect': () => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */

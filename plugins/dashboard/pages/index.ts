@@ -4,6 +4,7 @@ import { deletionPage } from './deletion.ts'
 import { deliveriesPage } from './deliveries.ts'
 import { heldPage } from './held.ts'
 import { keysPage } from './keys.ts'
+import { livePage } from './live.ts'
 import { overviewPage } from './overview.ts'
 import { sessionsPage } from './sessions.ts'
 import { setupPage } from './setup.ts'
@@ -16,6 +17,7 @@ import { usersPage } from './users.ts'
 export const pages: readonly DashboardPage[] = [
   overviewPage,
   deliveriesPage,
+  livePage,
   heldPage,
   keysPage,
   setupPage,
