@@ -136,7 +136,7 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
         return jsonResponse(error.status, body, withAnswerHeaders(error.headers, event))
       },
       // Metrics by route and status for every answer, errors included; a request id with LOG_FORMAT=json; a debug line;
-      // the `request:answered` hook for a site's requests (the dashboard's live events).
+      // the `requests:answered` hook for a site's requests (the dashboard's live events).
       onRequest: observer.onRequest,
       onResponse: (response, event) => {
         observer.onResponse(response, event)

@@ -107,11 +107,11 @@ export interface DcgateHooks {
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
   /**
-   * A request that belongs to a site was answered (core/http/answered.ts): route pattern, status, refusal code and
-   * message, nothing personal. Not awaited by the answer; keep listeners synchronous and cheap (the dashboard's live
-   * events buffer it).
+   * Requests that belong to a site were answered (core/http/answered.ts): route pattern, status, refusal code and
+   * message, nothing personal; a batch per turn of the event loop, after the answers. Keep listeners cheap (the
+   * dashboard's live events buffer them).
    */
-  'request:answered': (request: AnsweredRequest) => HookResult
+  'requests:answered': (requests: readonly AnsweredRequest[]) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */
   'metrics:collect': () => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */

@@ -1,7 +1,8 @@
 /**
- * The `request:answered` hook: after a request that belongs to a site (its private key, cop_key or webhook path named
- * one) is answered, listeners get what a person may see of it — route pattern, status and the refusal's code and
- * message — never the path (keys), the body or the client. Called without waiting, so a listener never slows an answer.
+ * The `requests:answered` hook: after requests that belong to a site (its private key, cop_key or webhook path named
+ * one) are answered, listeners get what a person may see of them — route pattern, status and the refusal's code and
+ * message — never the path (keys), the body or the client. Handed over in batches, once per turn of the event loop:
+ * a request pays a push to an array, not a hook call (hookable's chain of promises cost several times that).
  */
 import type { H3Event } from 'h3'
 import type { DcgateHookable } from '../hooks.ts'
@@ -30,17 +31,26 @@ export interface AnsweredRequest {
   partlyRefused?: { refused: number, reasons: readonly string[] }
 }
 
-/** The app's onResponse part: calls the hook for a request whose site is known (by key, cop_key or webhook path). */
+/** Past this many answers waiting for their turn (a blocked event loop), more are not reported. */
+const MAX_PENDING = 10_000
+
+/** The app's onResponse part: queues a request whose site is known (by key, cop_key or webhook path) for the hook. */
 export function createAnsweredReporter(hooks: DcgateHookable, report: (error: unknown) => void) {
+  let pending: AnsweredRequest[] = []
+  const handOver = () => {
+    const batch = pending
+    pending = []
+    Promise.resolve(hooks.callHook('requests:answered', batch)).catch(report)
+  }
   return (response: Response, event: H3Event): void => {
     const site = event.context.site ?? event.context.captureSite
-    if (!site) return
+    if (!site || pending.length >= MAX_PENDING) return
+    const answered: AnsweredRequest = { siteId: site.id, at: new Date(), method: event.req.method, route: routePattern(event), status: response.status }
     const source = event.context.params?.source
-    const answered: AnsweredRequest = {
-      siteId: site.id, at: new Date(), method: event.req.method, route: routePattern(event), status: response.status,
-      ...(source ? { source } : {}), ...event.context.refusal, ...(event.context.partlyRefused ? { partlyRefused: event.context.partlyRefused } : {}),
-    }
-    Promise.resolve(hooks.callHook('request:answered', answered)).catch(report)
+    if (source) answered.source = source
+    if (event.context.refusal) Object.assign(answered, event.context.refusal)
+    if (event.context.partlyRefused) answered.partlyRefused = event.context.partlyRefused
+    if (pending.push(answered) === 1) setImmediate(handOver)
   }
 }
 

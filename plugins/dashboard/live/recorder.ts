@@ -1,5 +1,5 @@
 /**
- * Records the live events: every `request:answered` of a kind the page shows goes into a bounded in-process buffer
+ * Records the live events: every request handed to `requests:answered` of a kind the page shows goes into a bounded in-process buffer
  * (no database write on the request's path), written in one statement per second by each instance, and pruned to
  * the newest KEEP_PER_SITE per site by one instance a minute. Why a pruned table: docs/architecture.md, "Live events".
  */
@@ -32,11 +32,12 @@ export function liveRecorderOf(ctx: PluginContext): LiveRecorder | undefined {
 
 export function recordLiveEvents(ctx: PluginContext): LiveRecorder {
   let buffer: LiveRow[] = []
-  ctx.hooks.hook('request:answered', (answered) => {
-    const row = toRow(answered)
-    if (!row) return
-    if (buffer.length >= MAX_BUFFERED) buffer.shift()
-    buffer.push(row)
+  ctx.hooks.hook('requests:answered', (answered) => {
+    for (const request of answered) {
+      const row = toRow(request)
+      if (row) buffer.push(row)
+    }
+    if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED)
   })
   const flush = async () => {
     if (!buffer.length) return
