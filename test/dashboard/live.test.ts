@@ -36,7 +36,7 @@ beforeAll(async () => {
   expect((await collect('https://shop.example')).status).toBeLessThan(300)
   expect((await collect('https://elsewhere.example')).status).toBe(403)
   operator = await signIn(app)
-}, 60_000)
+}, 240_000)
 afterAll(async () => {
   await app?.close()
 })
