@@ -25,6 +25,7 @@ import { installDeliveryRoutes } from './admin/deliveries.ts'
 import { createRouteTable } from './http/routes.ts'
 import { routePattern } from './http/route-pattern.ts'
 import { errorBody, jsonResponse } from './http/errors.ts'
+import { createAnsweredReporter, noteRefusal } from './http/answered.ts'
 import { installApiReference } from './http/docs-page.ts'
 import { createOutbox } from './delivery/outbox.ts'
 import { createConversionPipeline } from './delivery/pipeline.ts'
@@ -126,14 +127,23 @@ export async function createApp(config: ResolvedConfig, options: CreateAppOption
     await tidyPlatformCredentials(prepared, keyring, connections, logger)
 
     const report = (error: unknown, event?: H3Event) => reportError(hooks, logger, error, { source: 'request', path: event && routePattern(event), requestId: event?.context.requestId })
+    const observer = createRequestObserver(logger)
+    const answered = createAnsweredReporter(hooks, (error) => void report(error))
     const app = new H3({
       silent: true,
       onError: async (error, event) => {
         if (error.unhandled || !HTTPError.isError(error)) await report(error.cause ?? error, event)
-        return jsonResponse(error.status, errorBody(error), withAnswerHeaders(error.headers, event))
+        const body = errorBody(error)
+        noteRefusal(event, body)
+        return jsonResponse(error.status, body, withAnswerHeaders(error.headers, event))
       },
-      // Metrics by route and status for every answer, errors included; a request id with LOG_FORMAT=json; a debug line.
-      ...createRequestObserver(logger),
+      // Metrics by route and status for every answer, errors included; a request id with LOG_FORMAT=json; a debug line;
+      // the `requests:answered` hook for a site's requests (the dashboard's live events).
+      onRequest: observer.onRequest,
+      onResponse: (response, event) => {
+        observer.onResponse(response, event)
+        answered(response, event)
+      },
     })
     app.use(declaredBodyLimit(config.server.bodyLimit))
 

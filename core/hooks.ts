@@ -2,6 +2,7 @@ import { createHooks, type Hookable } from 'hookable'
 import type { ConsolaInstance } from 'consola'
 import type { StandardEvent } from './delivery/types.ts'
 import { toLoggable } from './db/loggable-error.ts'
+import type { AnsweredRequest } from './http/answered.ts'
 
 type HookResult = void | Promise<void>
 
@@ -135,6 +136,12 @@ export interface DcgateHooks {
   'dashboard:destination-disconnected': (disconnected: DestinationDisconnected) => HookResult
   /** A visitor identified by email (before it is stored): set `payload.risk` to store a risk score with it. */
   'capture:identify': (payload: IdentifyPayload) => HookResult
+  /**
+   * Requests that belong to a site were answered (core/http/answered.ts): route pattern, status, refusal code and
+   * message, nothing personal; a batch per turn of the event loop, after the answers. Keep listeners cheap (the
+   * dashboard's live events buffer them).
+   */
+  'requests:answered': (requests: readonly AnsweredRequest[]) => HookResult
   /** GET /metrics is about to answer: set the gauges read at scrape time (core/metrics/registry.ts). */
   'metrics:collect': () => HookResult
   /** Something failed that must not break a response; for alerting and error trackers. */

@@ -40,7 +40,8 @@ Commands:
   keys list --site <id>                         list a site's keys (prefixes only)
   keys delete <prefix> --site <id>              delete a key; it stops working at once
   deliveries list --site <id> [--status S]      the delivery report (S: pending retrying sent failed skipped)
-  deliveries retry <id>|--failed --site <id>    replay one failed delivery, or all of them
+  deliveries retry <delivery-id> --site <id>    replay one failed delivery of the site
+  deliveries retry --failed --site <id>         replay every failed delivery of the site
   held list --site <id> [--status S]            held conversions (S: held released dropped expired)
   held drop <id> --site <id>                    drop a held conversion (not a fit): never sent
   usage --site <id>                             email checks: free left, billable, per month

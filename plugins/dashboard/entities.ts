@@ -32,3 +32,27 @@ export const DashboardUsedLink = defineEntity({
     usedAt: p.datetime(6).defaultRaw('now()'),
   },
 })
+
+/**
+ * The live events: the last requests that reached each site (hits, identifies, conversions, Segment messages,
+ * webhooks), accepted or refused, with nothing personal (core/http/answered.ts). Written in batches by
+ * plugins/dashboard/live/recorder.ts, pruned to the newest few hundred per site (docs/architecture.md, "Live events").
+ */
+export const DashboardLiveRequest = defineEntity({
+  name: 'DashboardLiveRequest',
+  tableName: 'dashboard_live_requests',
+  indexes: [{ properties: ['siteId', 'at'] }],
+  properties: {
+    id: p.uuid().primary().defaultRaw('gen_random_uuid()'),
+    siteId: p.string().length(64),
+    at: p.datetime(6),
+    kind: p.string().length(16),
+    method: p.string().length(8),
+    route: p.string().length(200),
+    source: p.string().length(64).nullable(),
+    status: p.integer(),
+    code: p.string().length(64).nullable(),
+    reason: p.string().length(1000).nullable(),
+    refused: p.integer().nullable(),
+  },
+})

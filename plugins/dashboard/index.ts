@@ -25,8 +25,9 @@ import { resolveAdminToken } from '../../core/admin/token.ts'
 import { createMailer } from '../../core/mail/mailer.ts'
 import { definePlugin } from '../../core/plugin.ts'
 import { createAdminApi } from './admin-api.ts'
-import { DashboardAudit, DashboardUsedLink } from './entities.ts'
+import { DashboardAudit, DashboardLiveRequest, DashboardUsedLink } from './entities.ts'
 import { createLinks } from './links.ts'
+import { recordLiveEvents } from './live/recorder.ts'
 import { DashboardOptions } from './options.ts'
 import { pages } from './pages/index.ts'
 import { addAssetRoutes } from './routes/assets.ts'
@@ -40,7 +41,7 @@ import { listenForConnections } from './site-hooks.ts'
 
 export default definePlugin({
   name: 'dashboard',
-  entities: [DashboardAudit, DashboardUsedLink],
+  entities: [DashboardAudit, DashboardUsedLink, DashboardLiveRequest],
   options: DashboardOptions,
   setup(ctx, options) {
     // The same token the admin API checks (core/admin/token.ts): from the config, else <dataDir>/admin-token.
@@ -52,6 +53,7 @@ export default definePlugin({
       links: createLinks(ctx.storage, ctx.prepared, options.linkMinutes),
       admin: createAdminApi(ctx.app, adminToken),
     })
+    recordLiveEvents(ctx)
     addAssetRoutes(ctx)
     const { home } = addPageRoutes(dashboard, pages)
     addSignInRoutes(dashboard, home)

@@ -21,6 +21,14 @@ const EVENT_TEXT: Record<string, string> = {
   hard_purged: 'Remaining request data purged',
 }
 
+/** Areas whose rows are kept without what identifies the person (plugins/dsar/erase/): the log says anonymised there. */
+const ANONYMISED_AREAS = new Set(['visits', 'page_events', 'conversions'])
+
+function eventText(entry: { event: string, detail?: string }): string {
+  if (entry.event === 'erased' && entry.detail && ANONYMISED_AREAS.has(entry.detail)) return 'Anonymised'
+  return EVENT_TEXT[entry.event] ?? entry.event
+}
+
 /** The human status page: the proof record, readable, no scripts. */
 export function renderStatusPage(proof: ProofRecord, info: { code: string, siteName: string, proofUrl: string }): string {
   const rows: [string, string][] = [
@@ -34,7 +42,7 @@ export function renderStatusPage(proof: ProofRecord, info: { code: string, siteN
     ['Completion email sent', time(proof.completion_email_sent_at)],
     ['Request data purged by', time(proof.hard_purge_at)],
   ]
-  const log = proof.merchant_log.map((entry) => `<tr><td>${esc(time(entry.at))}</td><td>${esc(EVENT_TEXT[entry.event] ?? entry.event)}${
+  const log = proof.merchant_log.map((entry) => `<tr><td>${esc(time(entry.at))}</td><td>${esc(eventText(entry))}${
     entry.detail ? `: ${esc(entry.detail)}` : ''}${entry.records !== undefined ? ` (${entry.records} record${entry.records === 1 ? '' : 's'})` : ''}</td></tr>`).join('\n')
   return layout(`Data deletion request at ${info.siteName}`, `
 <h1>Data deletion request at ${esc(info.siteName)}</h1>

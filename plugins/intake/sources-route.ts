@@ -59,6 +59,7 @@ export function addSourceRoute({ routes, sites, registry, conversions, config, p
       const site = sites.byCopKey(params.api_key)
       const configured = site && registry.forSite(site.id, 'intake-source').find((c) => c.definition.name === params.source)
       if (!site || !configured) throw notFound()
+      event.context.site = site // whose request this is, for the live events (core/http/answered.ts)
       if (site.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was sent', code: 'APP_INACTIVE' })
 
       const source = configured.definition as IntakeSourceDefinition<unknown>

@@ -52,7 +52,7 @@ export default definePlugin({
           const summary = await takeMessages(site, [body], ctx.conversions, { type, receivedAt: new Date() })
           // One message: refusing it is the request's answer (400, nothing stored), as the automation route does.
           if (summary.rejected) throw apiError(400, { message: summary.errors![0]!.errors.join('; '), errors: summary.errors![0]!.errors })
-          return answered(ctx, site.id, summary)
+          return answered(ctx, event, site.id, summary)
         },
       })
     }
@@ -68,18 +68,21 @@ export default definePlugin({
         const { site, body } = await authenticated(ctx, event, MAX_BATCH_BYTES)
         if (!Array.isArray(body.batch)) throw apiError(400, { message: 'batch: must be an array of messages', errors: ['batch: must be an array of messages'] })
         const summary = await takeMessages(site, body.batch, ctx.conversions, { batchSentAt: body.sentAt, receivedAt: new Date() })
-        return answered(ctx, site.id, summary)
+        return answered(ctx, event, site.id, summary)
       },
     })
   },
 })
 
-function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
-  return siteOfWriteKey(event, () => readSegmentBody(event, limit), ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: routePattern(event) }))
+async function authenticated(ctx: PluginContext, event: H3Event, limit: number) {
+  const found = await siteOfWriteKey(event, () => readSegmentBody(event, limit), ctx.keys, (error) => ctx.report(error, { source: 'plugin:segment', path: routePattern(event) }))
+  event.context.site = found.site // whose request this is, for the live events (core/http/answered.ts)
+  return found
 }
 
-/** Counts only in the log: no message content, no personal data. */
-function answered(ctx: PluginContext, siteId: string, summary: IntakeSummary): IntakeSummary {
+/** Counts only in the log: no message content, no personal data. A batch's refused messages go to the live events. */
+function answered(ctx: PluginContext, event: H3Event, siteId: string, summary: IntakeSummary): IntakeSummary {
+  if (summary.rejected) event.context.partlyRefused = { refused: summary.rejected, reasons: summary.errors!.flatMap((e) => e.errors) }
   const counts = `site ${siteId}: ${summary.accepted} accepted, ${summary.duplicates} duplicates, ${summary.ignored} ignored, ${summary.rejected} rejected`
   if (summary.rejected) ctx.logger.warn(`Segment intake, ${counts}`)
   else ctx.logger.debug(`Segment intake, ${counts}`)

@@ -67,15 +67,15 @@ const deliveries = () => sql<{ id: string, status: string, message_id: string, a
   `select d.id, d.status, d.attempts, c.message_id from deliveries d join conversions c on c.id = d.conversion_id where d.site_id = 'shop' order by c.message_id`)
 
 describe('Deliveries page', () => {
-  it('lists each delivery with event, order id, platform, status, HTTP status, attempts and why it was not sent', async () => {
+  it('lists each delivery with event, order id, value, platform, status, HTTP status, attempts and why it was not sent', async () => {
     const { status, text } = await page()
     expect(status).toBe(200)
-    for (const header of ['Platform', 'Status', 'Reason', 'Event', 'Order id', 'HTTP status', 'Attempts']) expect(text).toContain(`<th scope="col">${header}</th>`)
+    for (const header of ['Platform', 'Status', 'Reason', 'Event', 'Order id', 'Value', 'HTTP status', 'Attempts']) expect(text).toContain(`<th scope="col">${header}</th>`)
     const table = rows(text)
     expect(table).toHaveLength(3)
-    expect(table.map((cells) => cells.slice(1, 8))).toEqual(expect.arrayContaining([
-      ['Purchase', 'order-1', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
-      ['Lead', 'lead-1', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
+    expect(table.map((cells) => cells.slice(1, 9))).toEqual(expect.arrayContaining([
+      ['Purchase', 'order-1', '10 EUR', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
+      ['Lead', 'lead-1', '10 EUR', 'testads', 'failed', '400', '1', 'Invalid parameter: event_name'],
     ]))
     expect(text).toContain('<button type="submit" class="button small">Retry</button>')
   })
@@ -225,7 +225,7 @@ describe('Deliveries page', () => {
         '{"type":"restatement","refundId":"refund-9","at":"2026-11-20T10:00:00.000Z","value":4,"currency":"EUR"}'::jsonb
       from deliveries where id = ? returning id`, [sent!.id])
     const table = rows((await page('?event=Purchase&status=skipped')).text)
-    expect(table.map((cells) => cells.slice(1, 8))).toEqual([['Purchase: refund (restatement)', 'order-1', 'testads', 'skipped', '–', '0', 'refund not sent: not supported by testads']])
+    expect(table.map((cells) => cells.slice(1, 9))).toEqual([['Purchase: refund (restatement)', 'order-1', '10 EUR', 'testads', 'skipped', '–', '0', 'refund not sent: not supported by testads']])
     const { text } = await page(`?id=${row!.id}`)
     expect(text).toContain('refund-9, value left 4 EUR')
     expect(text).toContain(`POST ${fake.url}/v1/refunds`)

@@ -10,7 +10,7 @@ interface DeliveryRow {
   kind?: string, adjustment_type?: string | null, note?: string | null, diagnosis?: string | null
 }
 
-const USAGE = 'Usage: dcgate deliveries list --site <id> [--status failed] | deliveries retry <id> --site <id> | deliveries retry --failed --site <id>'
+const USAGE = 'Usage: dcgate deliveries list --site <id> [--status failed] | deliveries retry <delivery-id> --site <id> | deliveries retry --failed --site <id>'
 
 export async function deliveriesCommand(client: AdminClient, out: Output, args: string[], options: { site?: string, status?: string, failed?: boolean }): Promise<void> {
   const [action, id] = args

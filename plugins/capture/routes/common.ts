@@ -29,12 +29,13 @@ export function capturePrecheck(ctx: PluginContext) {
     const copKey = event.url.searchParams.get('cop_key')
     const site = copKey ? ctx.sites.byCopKey(copKey) : undefined
     if (!site) throw apiError(404, { message: copKey ? 'Unknown cop_key' : 'cop_key: is required' })
+    // Set before the checks below, so a refused origin or a paused site still counts as this site's request (live events).
+    event.context.captureSite = site
     const origin = event.req.headers.get('origin')
     const verdict = origin === null ? undefined : captureOriginVerdict(ctx, origin, site)
     if (verdict === 'refused') throw apiError(403, { message: `Origin ${origin} is not one of the site's domains` })
     event.context.answerHeaders = corsHeaders(origin, verdict)
     if (site.status === 'paused') throw apiError(402, { message: 'This site is paused; nothing was recorded', code: 'APP_INACTIVE' })
-    event.context.captureSite = site
   }
 }
 

@@ -5,6 +5,8 @@ import { findDelivery, type DeliveryDetailRow } from '../queries/deliveries.ts'
 import { rebuildRequest } from './deliveries-request.ts'
 import { filterQuery, type FilterFields } from './deliveries-filter.ts'
 import { eventLabel, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
+import { orderLink } from './order-timeline.ts'
+import { platformLabel } from '../platforms.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -13,13 +15,14 @@ export async function renderDeliveryDetail(ctx: PageContext, id: string, fields:
   const delivery = UUID.test(id) ? await findDelivery(ctx.plugin.prepared, ctx.site.id, id) : undefined
   if (!delivery) return { title: 'Delivery not found', status: 404, body: html`<h1>Delivery not found</h1><p>This site has no delivery with that id.</p>${back}` }
   const rebuilt = await rebuildRequest(ctx.plugin, ctx.site.id, delivery)
+  const platform = platformLabel(ctx.plugin, ctx.site.id, delivery.provider)
   const row = (label: string, value: unknown) => html`<dt>${label}</dt><dd>${value ?? html`<span class="muted">–</span>`}</dd>`
   return {
-    title: `Delivery to ${delivery.provider}`,
-    body: html`<h1>Delivery to ${delivery.provider}</h1>${back}
-<dl class="facts">${row('Event', eventLabel(delivery))}${delivery.adjustment ? row('Refund', refundText(delivery.adjustment)) : ''}${row('Sent as', delivery.standard_event)}${row('Order id', delivery.order_id)}${row('Message id', delivery.message_id)}
+    title: `Delivery to ${platform}`,
+    body: html`<h1>Delivery to ${platform}</h1>${back}
+<dl class="facts">${row('Event', eventLabel(delivery))}${delivery.adjustment ? row('Refund', refundText(delivery.adjustment)) : ''}${row('Sent as', delivery.standard_event)}${row('Order id', delivery.order_id === null ? null : html`${orderLink(ctx, delivery.order_id)} <span class="muted">(timeline)</span>`)}${row('Message id', delivery.message_id)}
 ${row('Source', delivery.source)}${row('Value', delivery.value === null ? null : `${delivery.value} ${delivery.currency ?? ''}`)}
-${row('Platform', delivery.provider)}${row('Status', statusBadge(delivery.status))}${row('HTTP status', delivery.http_status)}${row('Attempts', delivery.attempts)}
+${row('Platform', platform)}${row('Status', statusBadge(delivery.status))}${row('HTTP status', delivery.http_status)}${row('Attempts', delivery.attempts)}
 ${row('Reason', reasonOf(delivery) || null)}${row('Created', time(delivery.created_at))}${row('Last change', time(delivery.updated_at))}
 ${row('Sent', time(delivery.sent_at))}${delivery.status === 'retrying' || delivery.status === 'pending' ? row('Next attempt', time(delivery.next_attempt_at)) : ''}
 ${row('Last attempt took', delivery.last_duration_ms === null ? null : `${delivery.last_duration_ms} ms`)}</dl>

@@ -30,8 +30,26 @@ export function eventLabel(row: Pick<DeliveryListRow, 'event' | 'kind' | 'adjust
 }
 
 
-/** A delivery's status as a badge: green when sent, red when failed. */
+/** A delivery's status as a badge: green when sent, red when failed, amber while it waits (pending, retrying). */
 export function statusBadge(status: string): Html {
-  const tone = status === 'sent' ? ' ok' : status === 'failed' ? ' error' : ''
+  const tone = status === 'sent' ? ' ok' : status === 'failed' ? ' error' : WAITING.has(status) ? ' waiting' : ''
   return html`<span class="badge${tone}">${status}</span>`
+}
+
+const WAITING = new Set(['pending', 'retrying'])
+
+/**
+ * The reason as a table cell: red only for a failed delivery. A waiting one's last error is not a failure yet
+ * (it is tried again), and a skipped one's reason is dcgate's choice: both in the normal colour.
+ */
+export function reasonCell(row: Pick<DeliveryListRow, 'status' | 'error' | 'note' | 'diagnosis'>): Html {
+  const reason = reasonOf(row)
+  const shown = WAITING.has(row.status) && row.error ? `waiting to try again; last attempt: ${row.error}` : reason
+  return html`<td class="${row.status === 'failed' ? 'reason' : 'reason-note'}">${shown}</td>`
+}
+
+/** A value as received, with its currency; a dash for none. */
+export function valueText(row: { value: number | null, currency: string | null }): Html | string {
+  if (row.value === null) return html`<span class="muted">–</span>`
+  return `${row.value.toLocaleString('en-US', { maximumFractionDigits: 2 })}${row.currency ? ` ${row.currency}` : ''}`
 }

@@ -11,7 +11,9 @@ import { readCursor, splitPage } from '../queries/paging.ts'
 import { renderDeliveryDetail } from './deliveries-detail.ts'
 import { pager } from './pager.ts'
 import { filterQuery, readFilter, STATUSES, type FilterFields } from './deliveries-filter.ts'
-import { eventLabel, filterFields, reasonOf, retryForm, statusBadge } from './deliveries-parts.ts'
+import { eventLabel, filterFields, reasonCell, retryForm, statusBadge, valueText } from './deliveries-parts.ts'
+import { platformLabel } from '../platforms.ts'
+import { orderLink, renderOrderTimeline } from './order-timeline.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -21,6 +23,8 @@ export const deliveriesPage = definePage({
     const read = readFilter(ctx.query)
     const id = ctx.query.get('id')
     if (id !== null) return renderDeliveryDetail(ctx, id, read.fields)
+    const order = ctx.query.get('order')
+    if (order !== null) return renderOrderTimeline(ctx, order)
     if ('problem' in read) {
       return { title: 'Deliveries', status: 400, body: html`<h1>Deliveries</h1>${filterForm(ctx, read.fields)}<p class="flash error" role="alert">${read.problem}</p>` }
     }
@@ -70,7 +74,7 @@ function filterForm(ctx: PageContext, fields: FilterFields): Html {
   const platforms = ctx.plugin.registry.forSite(ctx.site.id, 'ad-platform').map((c) => c.definition.name)
   const option = (value: string, label: string, selected: string) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
   return html`<form method="get" action="${ctx.href('deliveries')}" class="row filters" role="search" aria-label="Filter deliveries">
-<label>Platform <select name="platform">${option('', 'All platforms', fields.platform)}${[...new Set([...platforms, ...(fields.platform ? [fields.platform] : [])])].map((p) => option(p, p, fields.platform))}</select></label>
+<label>Platform <select name="platform">${option('', 'All platforms', fields.platform)}${[...new Set([...platforms, ...(fields.platform ? [fields.platform] : [])])].map((p) => option(p, platformLabel(ctx.plugin, ctx.site.id, p), fields.platform))}</select></label>
 <label>Status <select name="status">${option('', 'Any status', fields.status)}${STATUSES.map((s) => option(s, s, fields.status))}</select></label>
 <label>Event <input type="text" name="event" value="${fields.event}" maxlength="255" list="site-events"></label>
 <datalist id="site-events">${ctx.site.config.events.map((e) => html`<option value="${e.key}">`)}</datalist>
@@ -87,12 +91,13 @@ function retryAllForm(ctx: PageContext, fields: FilterFields): Html {
 
 function deliveryTable(ctx: PageContext, rows: readonly DeliveryListRow[], fields: FilterFields): Html {
   return html`<div class="table-wrap"><table><caption>Deliveries, newest first</caption><thead><tr>
-<th scope="col">Created</th><th scope="col">Event</th><th scope="col">Order id</th><th scope="col">Platform</th><th scope="col">Status</th>
+<th scope="col">Created</th><th scope="col">Event</th><th scope="col">Order id</th><th scope="col">Value</th><th scope="col">Platform</th><th scope="col">Status</th>
 <th scope="col">HTTP status</th><th scope="col">Attempts</th><th scope="col">Reason</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
 <tbody>${rows.map((row) => html`<tr>
-<td>${time(row.paging_time)}</td><td>${eventLabel(row)}</td><td>${row.order_id ?? html`<span class="muted">–</span>`}</td><td>${row.provider}</td>
+<td>${time(row.paging_time)}</td><td>${eventLabel(row)}</td><td>${row.order_id === null ? html`<span class="muted">–</span>` : orderLink(ctx, row.order_id)}</td>
+<td class="nowrap">${valueText(row)}</td><td>${platformLabel(ctx.plugin, ctx.site.id, row.provider)}</td>
 <td>${statusBadge(row.status)}</td><td>${row.http_status ?? html`<span class="muted">–</span>`}</td><td>${row.attempts}</td>
-<td class="reason">${reasonOf(row)}</td>
-<td class="row-actions"><a href="${ctx.href('deliveries')}?${filterQuery(fields, { id: row.id })}">Details<span class="visually-hidden"> of the ${row.provider} delivery of ${row.event}</span></a>
+${reasonCell(row)}
+<td class="row-actions"><a href="${ctx.href('deliveries')}?${filterQuery(fields, { id: row.id })}">Details<span class="visually-hidden"> of the ${platformLabel(ctx.plugin, ctx.site.id, row.provider)} delivery of ${row.event}</span></a>
 ${row.status === 'failed' ? retryForm(ctx, row.id, fields) : ''}</td></tr>`)}</tbody></table></div>`
 }

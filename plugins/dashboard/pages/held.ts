@@ -4,7 +4,7 @@
  * sent. Both go to the release plugin through the `held:act` hook (plugins may not import each other).
  */
 import type { HeldLeadAction } from '../../../core/hooks.ts'
-import { maskEmail } from '../../../core/mail/mask.ts'
+import { maskEmailDistinct } from '../../../core/mail/mask.ts'
 import { csrfField, html, time, type Html } from '../html.ts'
 import { actionError, definePage, type ActionContext, type ActionResult, type PageContext } from '../page.ts'
 import { listHeldPage, type HeldLeadRow } from '../queries/held.ts'
@@ -60,7 +60,7 @@ function clickIds(row: HeldLeadRow): Html {
 }
 
 function email(row: HeldLeadRow): Html {
-  if (row.email) return html`${maskEmail(row.email)}`
+  if (row.email) return html`${maskEmailDistinct(row.email)}`
   return html`<span class="muted">${row.has_email_hash ? 'hashed' : 'none'}</span>`
 }
 

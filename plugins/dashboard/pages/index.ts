@@ -4,6 +4,7 @@ import { deletionPage } from './deletion.ts'
 import { deliveriesPage } from './deliveries.ts'
 import { heldPage } from './held.ts'
 import { keysPage } from './keys.ts'
+import { livePage } from './live.ts'
 import { overviewPage } from './overview.ts'
 import { reconciliationPage } from './reconciliation.ts'
 import { sessionsPage } from './sessions.ts'
@@ -19,6 +20,7 @@ export const pages: readonly DashboardPage[] = [
   overviewPage,
   deliveriesPage,
   reconciliationPage,
+  livePage,
   heldPage,
   keysPage,
   setupPage,

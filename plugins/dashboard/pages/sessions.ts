@@ -50,10 +50,10 @@ function duration(ms: number | null): string {
 }
 
 function sessionsTable(rows: readonly SessionRow[]): Html {
-  return html`<div class="table-wrap"><table><caption>Sessions, newest first</caption><thead><tr>
+  return html`<div class="table-wrap"><table class="sessions"><caption>Sessions, newest first</caption><thead><tr>
 <th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Pages</th><th scope="col">Landing page</th><th scope="col">Referrer</th>
 <th scope="col">Country</th><th scope="col">Device</th><th scope="col">Bot</th><th scope="col">VPN / proxy / Tor</th></tr></thead>
 <tbody>${rows.map((row) => html`<tr><td>${time(row.paging_time)}</td><td>${duration(row.duration_ms)}</td><td>${row.page_count}</td>
-<td>${pathOf(row.landing_url)}</td><td>${pathOf(row.referrer)}</td><td>${row.country ?? none}</td><td>${row.platform ?? none}</td>
+<td class="url">${pathOf(row.landing_url)}</td><td class="url">${pathOf(row.referrer)}</td><td>${row.country ?? none}</td><td>${row.platform ?? none}</td>
 <td>${bot(row)}</td><td>${network(row)}</td></tr>`)}</tbody></table></div>`
 }

@@ -1,5 +1,5 @@
 /** Identified users: people the site identified by email, newest first, with their risk and network verdicts. */
-import { maskEmail } from '../../../core/mail/mask.ts'
+import { maskEmailDistinct } from '../../../core/mail/mask.ts'
 import { html, time, type Html } from '../html.ts'
 import { definePage } from '../page.ts'
 import { pager } from './pager.ts'
@@ -32,6 +32,6 @@ function usersTable(rows: readonly IdentifiedUserRow[]): Html {
   return html`<div class="table-wrap"><table><caption>Identified users, newest first</caption><thead><tr>
 <th scope="col">Identified</th><th scope="col">Email</th><th scope="col">Source</th><th scope="col">Email risk</th><th scope="col">Country</th>
 <th scope="col">VPN</th><th scope="col">Last seen</th></tr></thead>
-<tbody>${rows.map((row) => html`<tr><td>${time(row.paging_time)}</td><td>${maskEmail(row.email)}</td><td>${row.source}</td><td>${risk(row)}</td>
+<tbody>${rows.map((row) => html`<tr><td>${time(row.paging_time)}</td><td>${maskEmailDistinct(row.email)}</td><td>${row.source}</td><td>${risk(row)}</td>
 <td>${row.ip_country ?? none}</td><td>${row.ip_is_vpn ? 'yes' : 'no'}</td><td>${time(row.last_seen_at)}</td></tr>`)}</tbody></table></div>`
 }

@@ -34,6 +34,9 @@ export interface DeliveryListRow {
   note: string | null
   /** What the platform said later about the request it took (core/delivery/diagnostics.ts: Google's request status). */
   diagnosis: string | null
+  /** The conversion's value and currency, as received. */
+  value: number | null
+  currency: string | null
 }
 
 const DIAGNOSIS = '(select g.diagnosis from delivery_diagnostics g where g.delivery_id = d.id) as diagnosis'
@@ -43,10 +46,10 @@ const DIAGNOSIS = '(select g.diagnosis from delivery_diagnostics g where g.deliv
  * (site_id, created_at, id) index backwards from the page end. Planned per call: each filter changes the best plan.
  */
 const LIST_PAGE: PreparedStatement = {
-  name: 'dashboard_deliveries_page_v3',
+  name: 'dashboard_deliveries_page_v4',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
-      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}
+      d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}, c.value, c.currency
     from deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ${sqlBefore('d.created_at', 'd.id', 2)} and d.created_at >= coalesce($4::timestamptz, '-infinity')
       and ($5::text is null or d.provider = $5) and ($6::text is null or d.status = $6) and ($7::text is null or c.event = $7)
@@ -76,8 +79,6 @@ export interface DeliveryDetailRow extends DeliveryListRow {
   last_duration_ms: number | null
   source: string
   standard_event: string | null
-  value: number | null
-  currency: string | null
   /** When the conversion's IP address and user agent were erased (core/delivery/clear-fields.ts); null while kept. */
   clear_erased_at: string | null
 }

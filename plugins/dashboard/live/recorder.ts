@@ -1,0 +1,64 @@
+/**
+ * Records the live events: every request handed to `requests:answered` of a kind the page shows goes into a bounded in-process buffer
+ * (no database write on the request's path), written in one statement per second by each instance, and pruned to
+ * the newest KEEP_PER_SITE per site by one instance a minute. Why a pruned table: docs/architecture.md, "Live events".
+ */
+import type { AnsweredRequest } from '../../../core/http/answered.ts'
+import type { PluginContext } from '../../../core/plugin.ts'
+import { insertLive, pruneLive, type LiveRow } from '../queries/live.ts'
+import { kindOfRoute } from './kinds.ts'
+import { shownReason } from './reason.ts'
+
+/** Rows the page can show per site. */
+export const KEEP_PER_SITE = 500
+/** A day is plenty for a view of what just happened; a quiet site's rows do not linger. */
+const KEEP_DAYS = 7
+/** Past this many waiting rows (a database outage) the oldest are dropped: memory stays bounded. */
+const MAX_BUFFERED = 5_000
+const FLUSH_EVERY_MS = 1_000
+const PRUNE_EVERY_MS = 60_000
+
+export interface LiveRecorder {
+  /** Writes what waits now (the page calls it first, so its own instance's last requests show at once). */
+  flush: () => Promise<void>
+}
+
+const recorders = new WeakMap<PluginContext, LiveRecorder>()
+
+/** The recorder of this app (the page flushes it before reading); undefined before the plugin's setup ran. */
+export function liveRecorderOf(ctx: PluginContext): LiveRecorder | undefined {
+  return recorders.get(ctx)
+}
+
+export function recordLiveEvents(ctx: PluginContext): LiveRecorder {
+  let buffer: LiveRow[] = []
+  ctx.hooks.hook('requests:answered', (answered) => {
+    for (const request of answered) {
+      const row = toRow(request)
+      if (row) buffer.push(row)
+    }
+    if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED)
+  })
+  const flush = async () => {
+    if (!buffer.length) return
+    const rows = buffer
+    buffer = []
+    await insertLive(ctx.prepared, rows)
+  }
+  ctx.schedule({ name: 'dashboard:live-flush', everyMs: FLUSH_EVERY_MS, scope: 'instance', atStart: false, run: flush })
+  ctx.schedule({ name: 'dashboard:live-prune', everyMs: PRUNE_EVERY_MS, run: () => pruneLive(ctx.prepared, KEEP_PER_SITE, KEEP_DAYS) })
+  ctx.hooks.hook('app:close', flush)
+  const recorder = { flush }
+  recorders.set(ctx, recorder)
+  return recorder
+}
+
+function toRow(answered: AnsweredRequest): LiveRow | undefined {
+  const kind = kindOfRoute(answered.route)
+  if (!kind) return undefined
+  return {
+    siteId: answered.siteId, at: answered.at, kind, method: answered.method.slice(0, 8), route: answered.route.slice(0, 200),
+    source: answered.source?.slice(0, 64) ?? null, status: answered.status, code: answered.code?.slice(0, 64) ?? null,
+    reason: shownReason(answered), refused: answered.partlyRefused?.refused ?? null,
+  }
+}
