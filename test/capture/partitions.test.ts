@@ -19,7 +19,7 @@ beforeAll(async () => {
     capture: { retentionDays: 30 },
     sites: [{ id: 'short', name: 'Short' }, { id: 'own', name: 'Own', capture: { retentionDays: 400 } }],
   })
-})
+}, 120_000)
 afterAll(async () => {
   await app?.close()
   for (const fn of cleanup) await fn()
@@ -85,5 +85,5 @@ describe('page_events partitions', () => {
     const expected = Array.from({ length: 8 }, (_, i) => dayPartition(new Date(at.getTime() + i * DAY)).name)
     expect([...madeA, ...madeB].sort()).toEqual(expected)
     expect(await makePartitionsAhead(b.dcgate.context, at)).toEqual([])
-  })
+  }, 180_000)
 })
