@@ -17,11 +17,7 @@ const COLUMNS = `"id", "site_id", "session_id", "kind", "name", "url", "referrer
 export class Migration20261128130000 extends Migration {
 
   override async up(): Promise<void> {
-    this.addSql(`lock table "page_events" in exclusive mode;`);
-    this.addSql(`alter table "page_events" rename to "page_events_unpartitioned";`);
-    this.addSql(`alter table "page_events_unpartitioned" rename constraint "page_events_pkey" to "page_events_unpartitioned_pkey";`);
-    this.addSql(`alter index "page_events_site_id_received_at_id_index" rename to "page_events_unpartitioned_site_received_index";`);
-    this.addSql(`alter index "page_events_site_id_session_id_index" rename to "page_events_unpartitioned_site_session_index";`);
+    this.moveAside('page_events_unpartitioned');
     this.addSql(`create table "page_events" ("id" uuid not null, "site_id" varchar(64) not null, "session_id" varchar(128) null, "kind" varchar(16) not null, "name" varchar(255) null, "url" text not null, "referrer" text null, "title" varchar(500) null, "props" jsonb null, "occurred_at" timestamptz(6) not null, "received_at" timestamptz(6) not null) partition by range ("received_at");`);
     // A partition per UTC day from the oldest row's to a week ahead (the capture:partitions job keeps that week ahead).
     this.addSql(`do $$
@@ -46,12 +42,17 @@ end $$;`);
     this.addSql(`drop table "page_events_unpartitioned";`);
   }
 
-  override async down(): Promise<void> {
+  /** Writes locked out until the commit (reads go on), then the table and its key and indexes renamed out of the way. */
+  private moveAside(name: string): void {
     this.addSql(`lock table "page_events" in exclusive mode;`);
-    this.addSql(`alter table "page_events" rename to "page_events_partitioned";`);
-    this.addSql(`alter table "page_events_partitioned" rename constraint "page_events_pkey" to "page_events_partitioned_pkey";`);
-    this.addSql(`alter index "page_events_site_id_received_at_id_index" rename to "page_events_partitioned_site_received_index";`);
-    this.addSql(`alter index "page_events_site_id_session_id_index" rename to "page_events_partitioned_site_session_index";`);
+    this.addSql(`alter table "page_events" rename to "${name}";`);
+    this.addSql(`alter table "${name}" rename constraint "page_events_pkey" to "${name}_pkey";`);
+    this.addSql(`alter index "page_events_site_id_received_at_id_index" rename to "${name}_site_received_index";`);
+    this.addSql(`alter index "page_events_site_id_session_id_index" rename to "${name}_site_session_index";`);
+  }
+
+  override async down(): Promise<void> {
+    this.moveAside('page_events_partitioned');
     this.addSql(`create table "page_events" ("id" uuid not null, "site_id" varchar(64) not null, "session_id" varchar(128) null, "kind" varchar(16) not null, "name" varchar(255) null, "url" text not null, "referrer" text null, "title" varchar(500) null, "props" jsonb null, "occurred_at" timestamptz(6) not null, "received_at" timestamptz(6) not null);`);
     // A hit sent again more than a day apart could be stored twice while partitioned (its key held received_at): the first copy stays.
     this.addSql(`insert into "page_events" (${COLUMNS}) select distinct on ("id") ${COLUMNS} from "page_events_partitioned" order by "id", "received_at";`);
