@@ -37,9 +37,17 @@ try {
   await inTransaction(orm, (trx) => makeDayPartitions(trx, days))
   const oldest = dayPartition(days[DAYS]!)
 
-  // Hits spread evenly over the last DAYS days, newest now; both sites in every day.
+  // Hits spread evenly over the last DAYS days, newest now; both sites in every day. The table's key and indexes are
+  // built after the rows (sorted builds: minutes faster than 20 million index insertions), as they were named.
+  const INDEXES = (table: string) => [
+    `alter table ${table} add constraint ${table}_pkey primary key (${table === 'page_events' ? 'id, received_at' : 'id'})`,
+    `create index ${table}_site_id_received_at_id_index on ${table} (site_id, received_at, id)`,
+    `create index ${table}_site_id_session_id_index on ${table} (site_id, session_id)`,
+  ]
   const fill = async (table: string, total: number) => {
     const started = performance.now()
+    await sql(`alter table ${table} drop constraint if exists ${table}_pkey`)
+    await sql(`drop index if exists ${table}_site_id_received_at_id_index, ${table}_site_id_session_id_index`)
     for (let from = 1; from <= total; from += CHUNK) {
       const to = Math.min(total, from + CHUNK - 1)
       await sql(`insert into ${table} (id, site_id, session_id, kind, url, title, occurred_at, received_at)
@@ -47,15 +55,13 @@ try {
           'https://shop.example/p/' || (i % 500), 'Page', t, t
         from generate_series(${from}, ${to}) as i, lateral (select ?::timestamptz - (i * (${DAYS} * 86400.0 / ${total})) * interval '1 second' as t) x`, [now])
     }
+    for (const statement of INDEXES(table)) await sql(statement)
     await sql(`analyze ${table}`)
     console.log(`${table}: ${total.toLocaleString('en')} hits written in ${seconds(started).toFixed(0)} s`)
   }
 
   // The baseline first: the table as it was before Migration20261128130000, and the delete retention ran on it.
   await sql(`create table page_events_unpartitioned (like page_events including defaults)`)
-  await sql(`alter table page_events_unpartitioned add primary key (id)`)
-  await sql(`create index on page_events_unpartitioned (site_id, received_at, id)`)
-  await sql(`create index on page_events_unpartitioned (site_id, session_id)`)
   await fill('page_events_unpartitioned', BASELINE_HITS)
   let baselineRows = 0
   const baselineStarted = performance.now()
