@@ -17,7 +17,8 @@ const EVENT_NAMES = Object.keys(EVENT_COLUMNS).filter((name) => name !== 'receiv
  * statement inserted. Atomic, so a replay after a commit adds nothing.
  *
  * page_events is partitioned by received_at, so its key is (id, received_at). A hit sent again arrives with a new
- * received_at: it takes the stored copy's ($3…$4: the partitions of the last day only), and so meets it as before.
+ * received_at: it takes the stored copy's ($3…$4: the partitions of the last day only), or the first copy's in this
+ * flush, and so meets it as before.
  */
 const WRITE_HITS: PreparedStatement = {
   name: 'dcgate_capture_write_batch_v6',
@@ -25,7 +26,7 @@ const WRITE_HITS: PreparedStatement = {
   reusePlan: false,
   text: `
 with sent as (${rowsOf(EVENT_COLUMNS, '$1')}), hits as (
-  select ${EVENT_NAMES.map((name) => `s.${name}`).join(', ')}, coalesce(k.received_at, s.received_at) as received_at
+  select ${EVENT_NAMES.map((name) => `s.${name}`).join(', ')}, coalesce(k.received_at, min(s.received_at) over (partition by s.id)) as received_at
   from sent s left join lateral (
     select v.received_at from page_events v where v.id = s.id and v.received_at >= $3 and v.received_at < $4 order by v.received_at limit 1
   ) k on true
