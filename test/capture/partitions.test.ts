@@ -19,7 +19,7 @@ beforeAll(async () => {
     capture: { retentionDays: 30 },
     sites: [{ id: 'short', name: 'Short' }, { id: 'own', name: 'Own', capture: { retentionDays: 400 } }],
   })
-}, 120_000)
+}, 300_000) // a shared, loaded machine took over 2 minutes to boot the embedded database
 afterAll(async () => {
   await app?.close()
   for (const fn of cleanup) await fn()
