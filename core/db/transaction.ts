@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
+import { queriesLimited, withLongerLimit } from './timeouts.ts'
 
 /** One statement inside the transaction: `$1…$n` placeholders, as everywhere else; rows back. */
 export type TransactionSql = <R extends object>(text: string, values: readonly unknown[]) => Promise<R[]>
@@ -13,11 +14,11 @@ interface KnexClient { acquireConnection: () => Promise<PgClient>, releaseConnec
  * for the whole process, for good: every promise of every request then pays for them (about a tenth of the /collect
  * benchmark's server CPU). `test/core/async-context.test.ts` checks that serving and admin work never start one.
  */
-export async function inTransaction<T>(orm: MikroORM, work: (sql: TransactionSql) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(orm: MikroORM, work: (sql: TransactionSql) => Promise<T>, options: { timeoutMs?: number } = {}): Promise<T> {
   const client = orm.em.getConnection().getKnex().client as unknown as KnexClient
   const connection = await client.acquireConnection()
   const run = async <R extends object>(text: string, values: readonly unknown[]) => (await connection.query({ text, values: [...values] })).rows as R[]
-  try {
+  const transaction = async () => {
     await run('begin', [])
     try {
       const result = await work(run)
@@ -28,6 +29,10 @@ export async function inTransaction<T>(orm: MikroORM, work: (sql: TransactionSql
       await run('rollback', []).catch(() => {})
       throw error
     }
+  }
+  try {
+    // A background transaction that may take longer than a request may (see PreparedStatement.timeoutMs).
+    return options.timeoutMs && queriesLimited(orm) ? await withLongerLimit(connection, options.timeoutMs, transaction) : await transaction()
   }
   finally {
     await client.releaseConnection(connection)

@@ -7,6 +7,8 @@ import { addCollectRoutes } from './routes/collect.ts'
 import { addIdentifyRoute } from './routes/identify.ts'
 import { addPreflightRoutes } from './routes/preflight.ts'
 import { createRetention, RETENTION_EVERY_MS } from './retention.ts'
+import { makePartitionsAhead } from './retention-partitions.ts'
+import { PARTITIONS_EVERY_MS } from './store/partitions.ts'
 import { addScriptRoute } from './routes/script.ts'
 import { createCaptureWriter } from './store/writer.ts'
 import { addDeadLetterEraser } from './erase.ts'
@@ -51,6 +53,8 @@ export default definePlugin({
     const retention = createRetention(ctx, options.retentionDays)
     // Not at start: its first turn comes at the scheduler's first check, after start-up rather than during it.
     ctx.schedule({ name: 'capture:retention', everyMs: RETENTION_EVERY_MS, atStart: false, run: () => retention.run() })
+    // At start too: a server down for longer than the week made ahead gets its days back before hits fill the default partition.
+    ctx.schedule({ name: 'capture:partitions', everyMs: PARTITIONS_EVERY_MS, run: () => makePartitionsAhead(ctx) })
 
     const firstParty = installFirstParty(ctx, options)
     addScriptRoute(ctx)

@@ -6,22 +6,36 @@ import {
 
 /** Capture's SQL: the writer's flush, identifications, the pixel's look-up and retention, as named functions. */
 
+/** How long after a hit the same hit sent again (after consent, or retried) is still recognised as stored. */
+const RESENT_WITHIN_MS = 86_400_000
+
+const EVENT_NAMES = Object.keys(EVENT_COLUMNS).filter((name) => name !== 'received_at')
+
 /**
  * One statement writes a whole flush: the page events (each once: `id` is made when the hit arrives, so a
  * journal replayed after a crash inserts nothing twice), then every visit, counting only the events this
  * statement inserted. Atomic, so a replay after a commit adds nothing.
+ *
+ * page_events is partitioned by received_at, so its key is (id, received_at). A hit sent again arrives with a new
+ * received_at: it takes the stored copy's ($3…$4: the partitions of the last day only), or the first copy's in this
+ * flush, and so meets it as before.
  */
 const WRITE_HITS: PreparedStatement = {
-  name: 'dcgate_capture_write_batch_v5',
-  // Planned per call: its row counts change with every flush.
+  name: 'dcgate_capture_write_batch_v6',
+  // Planned per call: its row counts change with every flush, and $3…$4 choose the partitions.
   reusePlan: false,
   text: `
-with hits as (${rowsOf(EVENT_COLUMNS, '$1')}), inserted as (
+with sent as (${rowsOf(EVENT_COLUMNS, '$1')}), hits as (
+  select ${EVENT_NAMES.map((name) => `s.${name}`).join(', ')}, coalesce(k.received_at, min(s.received_at) over (partition by s.id)) as received_at
+  from sent s left join lateral (
+    select v.received_at from page_events v where v.id = s.id and v.received_at >= $3 and v.received_at < $4 order by v.received_at limit 1
+  ) k on true
+), inserted as (
   ${upsertOf({
     table: 'page_events',
     columns: EVENT_COLUMNS,
     from: 'hits s',
-    key: ['id'],
+    key: ['id', 'received_at'],
     // The same hit again: a replayed journal changes nothing; a page view first counted without identifiers and
     // sent again once consent was given is linked to its visit (and counted there) instead of stored twice.
     where: 'v.session_id is null and excluded.session_id is not null',
@@ -42,7 +56,8 @@ ${upsertOf({
 
 /** Page events and visits as jsonb arrays of value tuples in column order (store/columns.ts). */
 export async function writeHits(prepared: RunPrepared, events: Buffer, visits: Buffer): Promise<void> {
-  await prepared(WRITE_HITS, [events, visits])
+  const now = Date.now()
+  await prepared(WRITE_HITS, [events, visits, new Date(now - RESENT_WITHIN_MS), new Date(now + RESENT_WITHIN_MS)])
 }
 
 const WITHDRAW: PreparedStatement = {
@@ -125,18 +140,22 @@ const DELETE_STATEMENT_MS = 60_000
  * A table's old rows of one site ($1) before the cutoff ($2), by the time that ages them, oldest first, up to
  * RETENTION_BATCH; returns how many went. `skip locked`: two instances at once share the work instead of waiting.
  */
-function deleteOlder(table: string, where: string, order: string): (prepared: RunPrepared, siteId: string, cutoff: Date) => Promise<number> {
+function deleteOlder(table: string, where: string, order: string, key = 'id'): (prepared: RunPrepared, siteId: string, cutoff: Date) => Promise<number> {
   const statement: PreparedStatement = {
-    name: `dcgate_capture_expire_${table}_v1`,
+    name: `dcgate_capture_expire_${table}_v2`,
     reusePlan: false,
     timeoutMs: DELETE_STATEMENT_MS,
-    text: `with gone as (delete from ${table} where id in (select id from ${table} where site_id = $1 and ${where} order by ${order} limit ${RETENTION_BATCH} for update skip locked) returning 1)
+    // The outer condition repeats the inner one so that, on the partitioned page_events, only the partitions
+    // before the cutoff are read (the key includes received_at there: its primary key is per partition).
+    text: `with gone as (delete from ${table} where site_id = $1 and ${where} and (${key}) in (
+        select ${key} from ${table} where site_id = $1 and ${where} order by ${order} limit ${RETENTION_BATCH} for update skip locked) returning 1)
       select count(*)::int as n from gone`,
   }
   return async (prepared, siteId, cutoff) => (await prepared<{ n: number }>(statement, [siteId, cutoff]))[0]?.n ?? 0
 }
 
-export const deleteOldPageEvents = deleteOlder('page_events', 'received_at < $2', 'received_at')
+/** What whole-partition drops (retention.ts) left: the rows of the partitions that straddle the cutoff, or of the default one. */
+export const deleteOldPageEvents = deleteOlder('page_events', 'received_at < $2', 'received_at', 'id, received_at')
 /** A visit is kept while any of it is newer than the cutoff (ended_at is null until its second hit). */
 export const deleteOldVisits = deleteOlder('visits', 'started_at < $2 and coalesce(ended_at, started_at) < $2', 'started_at')
 export const deleteOldIdentifiedUsers = deleteOlder('identified_users', 'last_seen_at < $2', 'last_seen_at')

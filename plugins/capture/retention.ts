@@ -1,6 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts'
 import type { ActiveSite } from '../../core/sites/directory.ts'
 import { deleteOldIdentifiedUsers, deleteOldPageEvents, deleteOldVisits, RETENTION_BATCH } from './queries.ts'
+import { dropExpiredPartitions } from './retention-partitions.ts'
 
 /** How often retention runs (once across instances: a cluster job). */
 export const RETENTION_EVERY_MS = 3_600_000
@@ -21,15 +22,15 @@ export function retentionDays(site: ActiveSite, fallback: number | undefined): n
 
 /**
  * Deletes the capture data older than each site's retention (else `fallbackDays`, capture.retentionDays): page
- * events by arrival, visits by their last hit, identified users by when they were last seen. Conversions are not
+ * events by arrival (whole day partitions where every site in them is past its cutoff, retention-partitions.ts), visits by their last hit, identified users by when they were last seen. Conversions are not
  * touched: their own lifecycle (delivery, export, erasure) decides.
  */
 export function createRetention(ctx: PluginContext, fallbackDays: number | undefined) {
   let running: Promise<RetentionRound[]> | undefined
 
-  async function expireSite(site: ActiveSite, days: number, now: Date): Promise<RetentionRound> {
+  async function expireSite(site: ActiveSite, days: number, now: Date, droppedEvents: number): Promise<RetentionRound> {
     const cutoff = new Date(now.getTime() - days * 86_400_000)
-    const deleted = { page_events: 0, visits: 0, identified_users: 0 }
+    const deleted = { page_events: droppedEvents, visits: 0, identified_users: 0 }
     for (const { table, expire } of DELETIONS) {
       let gone: number
       do {
@@ -46,10 +47,18 @@ export function createRetention(ctx: PluginContext, fallbackDays: number | undef
   function run(now = new Date()): Promise<RetentionRound[]> {
     running ??= (async () => {
       try {
+        const sites = new Map(ctx.sites.list().map((s) => [s.id, s]))
+        const cutoffOf = (siteId: string) => {
+          const site = sites.get(siteId)
+          const days = site && retentionDays(site, fallbackDays)
+          return days === undefined ? undefined : new Date(now.getTime() - days * 86_400_000)
+        }
+        // Whole days first (a dropped partition is cheap however many rows it held), then the rows left before each cutoff.
+        const dropped = await dropExpiredPartitions(ctx, cutoffOf)
         const rounds: RetentionRound[] = []
-        for (const s of ctx.sites.list()) {
+        for (const s of sites.values()) {
           const days = retentionDays(s, fallbackDays)
-          if (days !== undefined) rounds.push(await expireSite(s, days, now))
+          if (days !== undefined) rounds.push(await expireSite(s, days, now, dropped.get(s.id) ?? 0))
         }
         return rounds
       }

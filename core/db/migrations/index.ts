@@ -28,8 +28,9 @@ import { Migration20261128091000 } from './Migration20261128091000.ts'
 import { Migration20261128091239 } from './Migration20261128091239.ts'
 import { Migration20261128093000 } from './Migration20261128093000.ts'
 import { Migration20261128120000 } from './Migration20261128120000.ts'
-import { Migration20261128140000 } from './Migration20261128140000.ts'
 import { Migration20261128120500 } from './Migration20261128120500.ts'
+import { Migration20261128130000 } from './Migration20261128130000.ts'
+import { Migration20261128140000 } from './Migration20261128140000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -60,6 +61,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128091239', class: Migration20261128091239 },
   { name: 'Migration20261128093000', class: Migration20261128093000 },
   { name: 'Migration20261128120000', class: Migration20261128120000 },
-  { name: 'Migration20261128140000', class: Migration20261128140000 },
   { name: 'Migration20261128120500', class: Migration20261128120500 },
+  { name: 'Migration20261128130000', class: Migration20261128130000 },
+  { name: 'Migration20261128140000', class: Migration20261128140000 },
 ]

@@ -26,7 +26,8 @@ export const EVENT_COLUMNS = {
   props: column<Record<string, unknown> | null>('jsonb', { entity: p.json<Record<string, unknown>>().nullable() }),
   /** The browser's clock, clamped to the receive time when it runs ahead. */
   occurred_at: column<number>('epoch_ms', { entity: p.datetime(6) }),
-  received_at: column<number>('epoch_ms', { entity: p.datetime(6) }),
+  /** The partition key (page_events is partitioned by day of arrival), so part of the primary key. */
+  received_at: column<number>('epoch_ms', { entity: p.datetime(6).primary() }),
 }
 
 /** The visit as one request saw it; merged into the stored row (counts add up, the first landing page stays). */
