@@ -26,9 +26,11 @@ beforeAll(async () => {
   })
   app = await bootTestApp({
     server: { trustProxy: true, baseUrl: BASE },
-    sites: [{ id: 'shop', name: 'Shop', members: [OWNER] }],
     oauth: oauthConfig(),
   })
+  // Connect stores into a site made in the dashboard (a config-file site is read-only).
+  const made = await app.dcgate.context.managedSites.save({ id: 'shop', name: 'Shop', members: [OWNER] }, 'operator', 'create')
+  expect(made.ok).toBe(true)
   app.dcgate.context.hooks.hook('dashboard:destination-connected', (payload) => void connected.push(payload))
 })
 afterAll(async () => {
@@ -146,24 +148,17 @@ describe('Disconnect Google', () => {
   it('revokes the refresh token at Google and tells the site', async () => {
     const options = connected[0]?.options
     expect(options).toBeDefined()
-    const second = await bootTestApp({
-      server: { trustProxy: true, baseUrl: BASE },
-      sites: [{ id: 'shop', name: 'Shop', destinations: { google_ads: options! } }],
-      oauth: oauthConfig(),
-    })
-    try {
-      const disconnected: DestinationDisconnected[] = []
-      second.dcgate.context.hooks.hook('dashboard:destination-disconnected', (payload) => void disconnected.push(payload))
-      const browser = await operator(second)
-      expect((await browser.get('/dashboard/sites/shop/setup')).text).toContain('Disconnect Google Ads')
-      const done = await browser.post('/dashboard/oauth/google/disconnect', { site: 'shop' })
-      expect(done.status).toBe(303)
-      expect(google.auth.revoked).toContain(options!.refreshToken)
-      expect(disconnected).toEqual([{ siteId: 'shop', platform: 'google_ads', actor: 'operator' }])
-      expect((await browser.get('/dashboard/sites/shop/setup')).text).toContain('Google Ads is disconnected (access revoked).')
-    }
-    finally {
-      await second.close()
-    }
+    // The site holds the picked options now: its Setup page offers Disconnect.
+    expect(app.dcgate.context.sites.byId('shop')?.config.destinations.google_ads).toMatchObject({ refreshToken: options!.refreshToken })
+    const disconnected: DestinationDisconnected[] = []
+    app.dcgate.context.hooks.hook('dashboard:destination-disconnected', (payload) => void disconnected.push(payload))
+    const browser = await operator()
+    expect((await browser.get('/dashboard/sites/shop/setup')).text).toContain('Disconnect Google Ads')
+    const done = await browser.post('/dashboard/oauth/google/disconnect', { site: 'shop' })
+    expect(done.status).toBe(303)
+    expect(google.auth.revoked).toContain(options!.refreshToken)
+    expect(disconnected).toEqual([{ siteId: 'shop', platform: 'google_ads', actor: 'operator' }])
+    expect((await browser.get('/dashboard/sites/shop/setup')).text).toContain('Google Ads is disconnected (access revoked).')
+    expect(app.dcgate.context.sites.byId('shop')?.config.destinations.google_ads).toBeUndefined()
   })
 })
