@@ -27,6 +27,7 @@ import { Migration20261128090000 } from './Migration20261128090000.ts'
 import { Migration20261128091000 } from './Migration20261128091000.ts'
 import { Migration20261128091239 } from './Migration20261128091239.ts'
 import { Migration20261128093000 } from './Migration20261128093000.ts'
+import { Migration20261128150000 } from './Migration20261128150000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -56,4 +57,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128091000', class: Migration20261128091000 },
   { name: 'Migration20261128091239', class: Migration20261128091239 },
   { name: 'Migration20261128093000', class: Migration20261128093000 },
+  { name: 'Migration20261128150000', class: Migration20261128150000 },
 ]
