@@ -6,10 +6,9 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { PLATFORMS, startAllPlatforms } from '../fakes/all-platforms.ts'
 import { createKey, freshPostgres, PG_URL, purchaseBody, startDcgate } from './support.ts'
-import { costBetween, prepareCounting, printCost, snapshot } from './pg-cost.ts'
+import { benchClient, costBetween, prepareCounting, printCost, snapshot } from './pg-cost.ts'
 
 const CONVERSIONS = Number(process.env.BENCH_CONVERSIONS ?? 500)
 const CONCURRENCY = 20
@@ -28,6 +27,8 @@ try {
     // A few first, so the figures leave out what happens once (plans, prepared statements, platform tokens).
     await send(dcgate.url, key, CONCURRENCY)
     await settled(database.url)
+    // An idle connection reports its counts to the shared statistics within 10 s (PostgreSQL's PGSTAT_IDLE_INTERVAL).
+    await new Promise((resolve) => setTimeout(resolve, 11_000))
     const before = await snapshot(database.url)
     const statuses = await send(dcgate.url, key, CONVERSIONS)
     await settled(database.url)
@@ -67,7 +68,7 @@ async function send(url: string, key: string, count: number): Promise<Map<number
 
 /** Until no delivery is left to attempt (at most 60 s): the worker's statements belong to the conversions too. */
 async function settled(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
+  const client = benchClient(url)
   await client.connect()
   try {
     for (let i = 0; i < 240; i++) {

@@ -112,8 +112,13 @@ function logSize(): number {
   }
 }
 
+/** A connection of the bench's own, whose statements the log leaves out (they are no conversion's). */
+export function benchClient(url: string): pg.Client {
+  return new pg.Client({ connectionString: url, options: '-c log_statement=none' })
+}
+
 async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url })
+  const client = benchClient(url)
   await client.connect()
   try {
     return await use(client)
