@@ -11,7 +11,6 @@ import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
-import { recordReceipts, type NewReceipt } from './queries/diagnostics.ts'
 import type { Keyring } from '../secrets/keyring.ts'
 import { createSealedCache } from '../secrets/sealed-cache.ts'
 import { nextStep } from './retry.ts'
@@ -85,8 +84,8 @@ interface Sendable { row: ClaimedDelivery, event: ConversionEvent, platform: AdP
 /** Joins an account's batching key to an adapter's request group (`requestGroup`); the budget stays the account's. */
 const GROUP_MARK = '\u0001'
 type Sent = { outcome: DeliveryOutcome, httpStatus: number | null, durationMs: number, receipt?: string } | { deferredMs: number }
-/** An attempt's record, with the platform's receipt for a request it judges later (diagnostics.ts). */
-type Attempted = AttemptUpdate & { receipt?: NewReceipt, queued?: true }
+/** An attempt's record (with the platform's receipt for a request it judges later, diagnostics.ts). */
+type Attempted = AttemptUpdate & { queued?: true }
 /** Events this process keeps waiting for one platform account's budget, in full requests, before it leaves new ones to the worker. */
 const LATER_BACKLOG_BATCHES = 4
 
@@ -139,7 +138,6 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     },
   })
   const records = writer<AttemptUpdate>((updates) => recordAttempt(prepared, updates))
-  const receipts = writer<NewReceipt>((batch) => recordReceipts(prepared, batch))
 
   /** The row's final state without a platform call (skipped, or failed before one), else what to send. */
   const prepare = (row: ClaimedDelivery, event: ConversionEvent | undefined, stored: StoredConversion | undefined): AttemptUpdate | Sendable => {
@@ -220,11 +218,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const { receipt, queued, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
-        // Inline answers wait for their record: they never queue behind a worker batch's larger statement.
+        const { queued, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
+        // Inline answers wait for their record: they never queue behind a worker batch's larger statement. A receipt
+        // is noted in the same statement, so the look at the platform's later verdict (diagnostics.ts) finds the row sent.
         await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
-        // After the row's record: the look at the platform's later verdict (diagnostics.ts) finds it sent.
-        if (receipt) await receipts.add('receipts', receipt).catch(deps.onError)
         return queued ? { ...update, queued } : update
       }
       catch (error) {

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PLATFORMS, startAllPlatforms, type PlatformName } from '../fakes/all-platforms.ts'
-import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load } from './support.ts'
+import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load, createKey, purchaseBody } from './support.ts'
 
 const platforms = await startAllPlatforms()
 const TWO: readonly PlatformName[] = ['meta', 'google_ads']
@@ -80,22 +80,13 @@ async function waitForDelivery(connected: readonly PlatformName[], before: Recor
 /** Each request a new Purchase: its own messageId, email, gclid and fbclid. */
 function purchases(url: string, key: string | null): Load {
   let n = 0
-  const body = (id: string) => JSON.stringify({
-    event: 'Purchase', messageId: id, properties: { value: 42.5, currency: 'USD', order_id: id },
-    context: { traits: { email: `buyer-${id}@example.com`, phone: '+1 212 555 0142' }, identifiers: { gclid: `Cj0-${id}`, fbclid: `IwAR-${id}` }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (bench)' },
-  })
   return {
     url,
     // 202 only: a 207 is a conversion some platform refused or that could not be sent, printed apart.
     counts: 202,
     headers: { 'content-type': 'application/json', ...(key ? { 'x-dc-key': key } : {}) },
-    next: () => ({ body: body(`${randomBytes(4).toString('hex')}-${n++}`) }),
+    next: () => ({ body: purchaseBody(`${randomBytes(4).toString('hex')}-${n++}`) }),
   }
-}
-
-async function createKey(url: string, token: string): Promise<string> {
-  const response = await fetch(`${url}/admin/api/sites/shop/keys`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) })
-  return ((await response.json()) as { key: string }).key
 }
 
 function print(rows: Figures[]): void {

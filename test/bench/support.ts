@@ -278,3 +278,17 @@ export function printTable(rows: Figures[], unit: string): void {
 export function printRssSamples(rows: Figures[]): void {
   for (const r of rows) console.log(`RSS every 5 s, ${r.label}: ${r.rssSamples.join(' ')} MB`)
 }
+
+/** A new Purchase: its own messageId, email, gclid and fbclid from `id`. */
+export function purchaseBody(id: string): string {
+  return JSON.stringify({
+    event: 'Purchase', messageId: id, properties: { value: 42.5, currency: 'USD', order_id: id },
+    context: { traits: { email: `buyer-${id}@example.com`, phone: '+1 212 555 0142' }, identifiers: { gclid: `Cj0-${id}`, fbclid: `IwAR-${id}` }, ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (bench)' },
+  })
+}
+
+/** A private key of the site `shop`, made with the admin token. */
+export async function createKey(url: string, token: string): Promise<string> {
+  const response = await fetch(`${url}/admin/api/sites/shop/keys`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) })
+  return ((await response.json()) as { key: string }).key
+}

@@ -31,6 +31,7 @@ import { Migration20261128120000 } from './Migration20261128120000.ts'
 import { Migration20261128120500 } from './Migration20261128120500.ts'
 import { Migration20261128130000 } from './Migration20261128130000.ts'
 import { Migration20261128140000 } from './Migration20261128140000.ts'
+import { Migration20261128150000 } from './Migration20261128150000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -64,4 +65,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128120500', class: Migration20261128120500 },
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261128140000', class: Migration20261128140000 },
+  { name: 'Migration20261128150000', class: Migration20261128150000 },
 ]

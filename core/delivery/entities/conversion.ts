@@ -15,7 +15,8 @@ export const Conversion = defineEntity({
   uniques: [{ properties: ['siteId', 'messageId', 'trust'] }],
   indexes: [
     { properties: ['siteId', 'createdAt', 'id'] },
-    { properties: ['siteId', 'heldEmail', 'event'] },
+    // Held leads by email and event, for the release plugin; partial, so the conversions not held take no entry.
+    { name: 'conversions_held_index', expression: 'create index "conversions_held_index" on "conversions" ("site_id", "held_email", "event") where "state" = \'held\'' },
     // The export folds conversions that share an order id into one row (plugins/export).
     { properties: ['siteId', 'orderId'] },
     // The conversions still holding clear fields, for the erasure once their retry window has passed (clear-fields.ts).

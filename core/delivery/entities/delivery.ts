@@ -9,13 +9,13 @@ export const Delivery = defineEntity({
   name: 'Delivery',
   tableName: 'deliveries',
   // A refund is written once per conversion and platform: a retried refund (or a second hook call) adds nothing.
+  // Its first column serves the lookups by conversion too (no index of conversion_id alone: migration 20261128150000).
   uniques: [{ name: 'deliveries_refund_unique', properties: ['conversionId', 'provider', 'refundId'] }],
   indexes: [
     // The worker's claim: due rows of one platform account. Partial, so a row that ended leaves it, and the claim (which
     // changes no indexed column) can be a HOT update in the room the table's fillfactor leaves (migration 20261126…).
     { name: 'deliveries_due_index', expression: 'create index "deliveries_due_index" on "deliveries" ("site_id", "provider", "next_attempt_at") where "status" in (\'pending\', \'retrying\')' },
     { properties: ['siteId', 'createdAt', 'id'] },
-    { properties: ['conversionId'] },
     // The export of validated conversions pages over sent deliveries, one key per conversion (plugins/export).
     { name: 'deliveries_sent_paging_index', expression: 'create index "deliveries_sent_paging_index" on "deliveries" ("site_id", "created_at", "conversion_id") where "status" = \'sent\'' },
     // Deliveries not yet ended: the export holds its horizon before the oldest one whose conversion has nothing sent yet.

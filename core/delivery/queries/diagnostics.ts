@@ -4,18 +4,16 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 /** A sent delivery whose request the platform will judge later. Times as ISO text. */
 export interface NewReceipt { delivery_id: string, site_id: string, provider: string, receipt: string, requested_at: string, due_at: string }
 
-/** $1 the receipts as JSON. A delivery sent again (a replay) starts over with its new request's id. */
-const RECORD_RECEIPTS: PreparedStatement = {
-  name: 'dcgate_record_receipts_v1',
-  text: `insert into delivery_diagnostics (delivery_id, site_id, provider, receipt, requested_at, due_at)
+/**
+ * Notes the receipts given as JSON in parameter `$n`; a delivery sent again (a replay) starts over with its new request's
+ * id. A part of the attempt's record (queries/outbox.ts), so a receipt never costs a statement of its own.
+ */
+export function receiptsInsert(n: number): string {
+  return `insert into delivery_diagnostics (delivery_id, site_id, provider, receipt, requested_at, due_at)
     select x.delivery_id, x.site_id, x.provider, x.receipt, x.requested_at, x.due_at
-    from json_to_recordset($1::json) as x(delivery_id uuid, site_id text, provider text, receipt text, requested_at timestamptz, due_at timestamptz)
+    from json_to_recordset($${n}::json) as x(delivery_id uuid, site_id text, provider text, receipt text, requested_at timestamptz, due_at timestamptz)
     on conflict (delivery_id) do update set receipt = excluded.receipt, requested_at = excluded.requested_at, due_at = excluded.due_at,
-      diagnosis = null, updated_at = now()`,
-}
-
-export async function recordReceipts(prepared: RunPrepared, receipts: readonly NewReceipt[]): Promise<void> {
-  if (receipts.length) await prepared(RECORD_RECEIPTS, [JSON.stringify(receipts)])
+      diagnosis = null, updated_at = now()`
 }
 
 /** A look that is due, with its delivery. */

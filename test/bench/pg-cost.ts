@@ -1,0 +1,129 @@
+// What a run makes PostgreSQL do in one database, counted rather than timed (the figures do not depend on how busy
+// the machine is): statements by kind (log_statement = all on that database, read back from the server's log),
+// rows inserted / updated (HOT or not) / deleted per table with its index count, transactions, and the WAL records
+// that touch the database's relations (pg_walinspect). Used by conversion-cost.bench.ts.
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import pg from 'pg'
+
+/** The server's log file (logging_collector off: pg_ctlcluster's stderr file); BENCH_PG_LOG overrides. */
+const LOG_FILE = process.env.BENCH_PG_LOG ?? '/var/log/postgresql/postgresql-15-main.log'
+
+interface TableCounts { ins: number, upd: number, hot: number, del: number, indexes: number }
+interface Snapshot { tables: Map<string, TableCounts>, commits: number, lsn: string, logOffset: number }
+export interface Cost {
+  statements: Map<string, number>, tables: Map<string, TableCounts>, commits: number, walRecords: number, walBytes: number, fpiBytes: number
+  /** WAL records by resource manager and type (Btree INSERT_LEAF: one index entry written). */
+  walKinds: Map<string, number>
+}
+
+/** Logs every statement of the database from its next connection on; makes pg_walinspect available in it. */
+export async function prepareCounting(url: string): Promise<void> {
+  await withClient(url, async (client) => {
+    const name = (await client.query<{ db: string }>('select current_database() as db')).rows[0]!.db
+    await client.query(`alter database ${name} set log_statement = 'all'`)
+    await client.query('create extension if not exists pg_walinspect')
+  })
+}
+
+export function snapshot(url: string): Promise<Snapshot> {
+  return withClient(url, async (client) => {
+    await client.query('select pg_stat_force_next_flush()').catch(() => {})
+    const tables = await readTables(client)
+    const db = (await client.query<{ commits: string, lsn: string }>(`select xact_commit as commits, pg_current_wal_insert_lsn()::text as lsn from pg_stat_database where datname = current_database()`)).rows[0]!
+    return { tables, commits: Number(db.commits), lsn: db.lsn, logOffset: logSize() }
+  })
+}
+
+/** The difference between two snapshots; the WAL between them filtered to this database's relations. */
+export function costBetween(url: string, before: Snapshot, after: Snapshot): Promise<Cost> {
+  return withClient(url, async (client) => {
+    // A commit that writes WAL flushes it past the end LSN; pg_walinspect reads only flushed WAL.
+    await client.query('select txid_current()')
+    const kinds = (await client.query<{ kind: string, records: string, bytes: string, fpi: string }>(
+      `select resource_manager || ' ' || record_type as kind, count(*) as records, sum(record_length) as bytes, sum(fpi_length) as fpi
+       from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
+       where block_ref like '%/' || (select oid from pg_database where datname = current_database()) || '/%'
+       group by 1`, [before.lsn, after.lsn])).rows
+    const sum = (pick: (row: typeof kinds[number]) => string) => kinds.reduce((total, row) => total + Number(pick(row)), 0)
+    const database = (await client.query<{ db: string }>('select current_database() as db')).rows[0]!.db
+    const tables = new Map<string, TableCounts>()
+    for (const [name, now] of after.tables) {
+      const was = before.tables.get(name) ?? { ins: 0, upd: 0, hot: 0, del: 0, indexes: now.indexes }
+      const delta = { ins: now.ins - was.ins, upd: now.upd - was.upd, hot: now.hot - was.hot, del: now.del - was.del, indexes: now.indexes }
+      if (delta.ins || delta.upd || delta.del) tables.set(name, delta)
+    }
+    return {
+      statements: statementsLogged(database, before.logOffset, after.logOffset), tables, commits: after.commits - before.commits,
+      walRecords: sum((row) => row.records), walBytes: sum((row) => row.bytes), fpiBytes: sum((row) => row.fpi),
+      walKinds: new Map(kinds.map((row) => [row.kind, Number(row.records)])),
+    }
+  })
+}
+
+/** The figures per conversion, ready to quote. */
+export function printCost(label: string, cost: Cost, conversions: number): void {
+  const per = (n: number) => (n / conversions).toFixed(3)
+  console.log(`\n${label}: per conversion (${conversions} conversions)`)
+  const statements = [...cost.statements].sort((a, b) => b[1] - a[1])
+  console.log(`  statements: ${per(statements.reduce((sum, [, n]) => sum + n, 0))}, transactions committed: ${per(cost.commits)}`)
+  for (const [kind, n] of statements) console.log(`    ${per(n).padStart(7)}  ${kind}`)
+  console.log('  rows per table (inserted / updated, of them HOT / deleted; indexes)')
+  for (const [name, t] of [...cost.tables].sort()) console.log(`    ${name.padEnd(26)} ${per(t.ins)} / ${per(t.upd)}, ${per(t.hot)} HOT / ${per(t.del)}; ${t.indexes} indexes`)
+  console.log(`  WAL on this database's relations: ${per(cost.walRecords)} records, ${(cost.walBytes / conversions).toFixed(0)} bytes (${(cost.fpiBytes / conversions).toFixed(0)} of them full-page images; commit records are not counted)`)
+  for (const [kind, n] of [...cost.walKinds].sort((a, b) => b[1] - a[1])) console.log(`    ${per(n).padStart(7)}  ${kind}`)
+}
+
+async function readTables(client: pg.Client): Promise<Map<string, TableCounts>> {
+  const rows = (await client.query<{ relname: string, ins: string, upd: string, hot: string, del: string, indexes: string }>(
+    `select relname, n_tup_ins as ins, n_tup_upd as upd, n_tup_hot_upd as hot, n_tup_del as del,
+       (select count(*) from pg_index i where i.indrelid = s.relid) as indexes
+     from pg_stat_user_tables s`)).rows
+  return new Map(rows.map((r) => [r.relname, { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), indexes: Number(r.indexes) }]))
+}
+
+/** Statements of `database` the log gained between the offsets, by prepared name or by their first words. */
+function statementsLogged(database: string, from: number, to: number): Map<string, number> {
+  const counts = new Map<string, number>()
+  if (to <= from) return counts
+  const buffer = Buffer.alloc(to - from)
+  const fd = openSync(LOG_FILE, 'r')
+  try {
+    readSync(fd, buffer, 0, buffer.length, from)
+  }
+  finally {
+    closeSync(fd)
+  }
+  for (const line of buffer.toString('utf8').split('\n')) {
+    const match = line.match(new RegExp(`@${database} LOG:  (?:execute (\\S+?):|statement:) (.*)$`))
+    if (!match) continue
+    const words = match[2]!.trim().split(/\s+/).slice(0, 4).join(' ')
+    const kind = match[1] && !match[1].startsWith('<unnamed>') ? match[1] : words
+    counts.set(kind, (counts.get(kind) ?? 0) + 1)
+  }
+  return counts
+}
+
+function logSize(): number {
+  try {
+    return statSync(LOG_FILE).size
+  }
+  catch {
+    return 0
+  }
+}
+
+/** A connection of the bench's own, whose statements the log leaves out (they are no conversion's). */
+export function benchClient(url: string): pg.Client {
+  return new pg.Client({ connectionString: url, options: '-c log_statement=none' })
+}
+
+async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = benchClient(url)
+  await client.connect()
+  try {
+    return await use(client)
+  }
+  finally {
+    await client.end()
+  }
+}
