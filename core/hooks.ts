@@ -63,7 +63,7 @@ export interface IdentifyPayload {
 
 /**
  * What `dashboard:destination-connected` listeners see: the owner connected a platform through its Connect button
- * (core/connect/) and picked an account. `options` is exactly what the adapter's options schema takes under the site's
+ * (plugins/dashboard/connect/) and picked an account. `options` is exactly what the adapter's options schema takes under the site's
  * `destinations.<platform>` (`crm.<platform>` for salesforce and hubspot), tokens included in clear: a listener that
  * stores it seals them (core/secrets/keyring.ts).
  */
@@ -127,7 +127,7 @@ export interface DcgateHooks {
   /** Release or drop one held lead (the dashboard's "Release" and "Not a fit"); the release plugin listens. */
   'held:act': (request: HeldLeadAction) => HookResult
   /**
-   * An owner finished connecting a platform in the dashboard (OAuth "Connect", core/connect/): the dashboard sets
+   * An owner finished connecting a platform in the dashboard (OAuth "Connect", plugins/dashboard/connect/): the dashboard sets
    * `destinations[platform] = options` on the site made in the dashboard, validated, audited and applied on every
    * instance; a config-file site is refused (read-only). The listener throws when it is refused or invalid.
    */

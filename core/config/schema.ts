@@ -233,7 +233,7 @@ export const SiteSchema = strict({
 })
 
 /**
- * `oauth.<platform>`: the operator's own OAuth app per vendor, for the dashboard's Connect buttons (core/connect/).
+ * `oauth.<platform>`: the operator's own OAuth app per vendor, for the dashboard's Connect buttons (plugins/dashboard/connect/).
  * The URL overrides point the flow at a proxy or a fake; `apiBaseUrl` also becomes the connected destination's baseUrl.
  */
 const OAuthAppSchema = strict({

@@ -1,6 +1,6 @@
 import { inTransaction, type TransactionSql } from '../../core/db/transaction.ts'
 import type { PluginContext } from '../../core/plugin.ts'
-import { daysAhead, listDayPartitions, makeDayPartitions, sitesIn } from './store/partitions.ts'
+import { dayPartition, daysAhead, listDayPartitions, makeDayPartitions, sitesIn } from './store/partitions.ts'
 
 /** A drop waits this long for the table lock at most: hits must not queue behind it; the next round tries again. */
 const DROP_LOCK_TIMEOUT = '3s'
@@ -14,6 +14,9 @@ function oneOff(ctx: PluginContext): TransactionSql {
 
 /** The capture:partitions job: today's partition and the week after it exist (made by one instance, idempotent). */
 export async function makePartitionsAhead(ctx: PluginContext, now = new Date()): Promise<string[]> {
+  // Nearly every run finds the week there: look first, and open a transaction (and take the lock) only to make days.
+  const existing = new Set((await listDayPartitions(oneOff(ctx))).map((p) => p.name))
+  if (daysAhead(now).every((day) => existing.has(dayPartition(day).name))) return []
   const made = await inTransaction(ctx.orm, (sql) => makeDayPartitions(sql, daysAhead(now)), { timeoutMs: BACKGROUND_MS })
   if (made.length) ctx.logger.info(`capture: made the page_events partitions ${made.join(', ')}`)
   return made

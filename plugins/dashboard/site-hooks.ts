@@ -12,7 +12,7 @@ export class SiteEditRefused extends Error {
 }
 
 /**
- * The "Connect" and "Disconnect" buttons (core/connect/) end in these hooks: the destination is set on, or removed
+ * The "Connect" and "Disconnect" buttons (plugins/dashboard/connect/) end in these hooks: the destination is set on, or removed
  * from, the site made in the dashboard (validated, applied on every instance, audited). A config-file site is
  * read-only: the listener throws SiteEditRefused, as it does for options the platform's schema refuses.
  */

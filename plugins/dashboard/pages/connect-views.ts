@@ -3,8 +3,8 @@
  * whose app is configured, Meta's token field) and the page where the owner picks what the account holds.
  */
 import { STANDARD_EVENTS } from '../../../core/config/schema.ts'
-import type { PickField } from '../../../core/connect/types.ts'
-import { appOf, vendors } from '../../../core/connect/vendors.ts'
+import type { PickField } from '../connect/types.ts'
+import { appOf, vendors } from '../connect/vendors.ts'
 import { csrfField, html, type Html } from '../html.ts'
 import type { PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'

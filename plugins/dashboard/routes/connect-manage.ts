@@ -1,5 +1,5 @@
 import type { Dashboard } from '../service.ts'
-import { VendorError } from '../../../core/connect/errors.ts'
+import { VendorError } from '../connect/errors.ts'
 import { redirect } from '../respond.ts'
 import type { ConnectHelpers } from './connect-helpers.ts'
 

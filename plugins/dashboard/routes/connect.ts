@@ -1,6 +1,6 @@
 import * as v from 'valibot'
-import { PickProblem } from '../../../core/connect/errors.ts'
-import { vendorOf } from '../../../core/connect/vendors.ts'
+import { PickProblem } from '../connect/errors.ts'
+import { vendorOf } from '../connect/vendors.ts'
 import { continueView, pickForm } from '../pages/connect-views.ts'
 import { readQuery, redirect } from '../respond.ts'
 import type { Dashboard } from '../service.ts'
@@ -10,7 +10,7 @@ import { addConnectManageRoutes } from './connect-manage.ts'
 const tags = ['Dashboard']
 
 /**
- * The Connect buttons (core/connect/README.md): POST …/<platform>/start sends the browser to the vendor with a state
+ * The Connect buttons (plugins/dashboard/connect/README.md): POST …/<platform>/start sends the browser to the vendor with a state
  * bound to this session (single use, 10 minutes) and PKCE where the vendor takes it; GET …/callback exchanges the code
  * and holds the grant sealed; GET/POST …/pick lists what the account holds and, once picked, calls
  * `dashboard:destination-connected` with the adapter's options; POST …/disconnect revokes where the vendor offers it

@@ -1,5 +1,5 @@
 /**
- * A fake OAuth 2.0 authorization server as RFC 6749 and the vendors' pages describe it (core/connect/README.md):
+ * A fake OAuth 2.0 authorization server as RFC 6749 and the vendors' pages describe it (plugins/dashboard/connect/README.md):
  * GET <authorizePath> checks the client and its registered redirect URI, then redirects back with a code and the
  * state (or `error=access_denied` when the owner declines); POST <tokenPath> exchanges a code once, checking the
  * client's secret (form or Basic), the redirect URI and the PKCE verifier (S256), with the error bodies vendors send:

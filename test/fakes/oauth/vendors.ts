@@ -1,7 +1,7 @@
 /**
  * Fakes for the Connect descriptors of the vendors other than Google: each speaks the vendor's authorization and token
  * endpoints (createAuthorizationServer, with the vendor's paths, client authentication and error envelope) and the
- * listing and revoke calls its descriptor makes, answering like the vendor's reference (core/connect/README.md).
+ * listing and revoke calls its descriptor makes, answering like the vendor's reference (plugins/dashboard/connect/README.md).
  */
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from '../server.ts'
 import { createAuthorizationServer, type AuthorizationServer, type AuthorizationServerInit } from './authorization-server.ts'

@@ -4,7 +4,7 @@
  * advertisers (oauth2/advertiser/get) and each one's pixels (pixel/list). Errors come as `{ code, message }` with
  * HTTP 200. Revoke: oauth2/revoke_token (README.md).
  */
-import { TIKTOK_API_VERSION } from '../../adapters/ads/tiktok/version.ts'
+import { TIKTOK_API_VERSION } from '../../../adapters/ads/tiktok/version.ts'
 import { VendorError, oneLine } from './errors.ts'
 import { authorizeUrl, okJson } from './http.ts'
 import { baseUrlOption, besideToken, pickedOne } from './options.ts'

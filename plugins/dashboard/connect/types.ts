@@ -1,5 +1,5 @@
 /** What each vendor's Connect descriptor (one file per vendor here) provides; README.md says what each vendor documents. */
-import type { OAuthAppConfig, OAuthPlatform } from '../config/schema.ts'
+import type { OAuthAppConfig, OAuthPlatform } from '../../../core/config/schema.ts'
 
 /** The operator's app for this vendor with every URL resolved (the config's overrides, else the vendor's own). */
 export interface ConnectApp {

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { Storage } from 'unstorage'
-import type { Keyring } from '../secrets/keyring.ts'
+import type { Keyring } from '../../../core/secrets/keyring.ts'
 import type { Grant } from './types.ts'
 
 const STATE_SECONDS = 600

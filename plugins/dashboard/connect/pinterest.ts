@@ -3,7 +3,7 @@
  * with the client's id and secret as HTTP Basic, then GET /v5/ad_accounts. No PKCE and no revoke endpoint is
  * documented; access tokens last 30 days, refresh tokens a year (README.md).
  */
-import { PINTEREST_API_VERSION } from '../../adapters/ads/pinterest/version.ts'
+import { PINTEREST_API_VERSION } from '../../../adapters/ads/pinterest/version.ts'
 import { authorizeUrl, exchangeCode, okJson } from './http.ts'
 import { baseUrlOption, pickedOne } from './options.ts'
 import type { ConnectVendor } from './types.ts'

@@ -4,7 +4,7 @@
  * and each account's Conversions API rules (conversions?q=account). A programmatic refresh token (365 days) when the
  * app has one, else the 60-day access token. Revoke: POST oauth/v2/revoke (README.md).
  */
-import { LINKEDIN_API_VERSION } from '../../adapters/ads/linkedin/version.ts'
+import { LINKEDIN_API_VERSION } from '../../../adapters/ads/linkedin/version.ts'
 import { PickProblem } from './errors.ts'
 import { exchangeCode, okJson, okStatus, standardAuthorize } from './http.ts'
 import { baseUrlOption, besideToken, perEvent, pickedOne } from './options.ts'

@@ -1,5 +1,5 @@
 /** Every Connect descriptor by its route name, and the app each runs with (the operator's `oauth.<platform>`). */
-import type { ResolvedConfig } from '../config/schema.ts'
+import type { ResolvedConfig } from '../../../core/config/schema.ts'
 import { google } from './google.ts'
 import { hubspot } from './hubspot.ts'
 import { linkedin } from './linkedin.ts'

@@ -4,7 +4,7 @@
  * listed (GET /me/adaccounts, then /act_<id>/adspixels). Nothing to revoke from here: the owner removes the token in
  * Business Settings (README.md).
  */
-import { META_API_VERSION } from '../../adapters/ads/meta/version.ts'
+import { META_API_VERSION } from '../../../adapters/ads/meta/version.ts'
 import { okJson } from './http.ts'
 import { baseUrlOption, pickedOne } from './options.ts'
 import type { Choice, ConnectVendor, Grant, VendorContext } from './types.ts'

@@ -1,5 +1,5 @@
 /** Pieces the descriptors share when they turn picks into an adapter's options. */
-import { STANDARD_EVENTS } from '../config/schema.ts'
+import { STANDARD_EVENTS } from '../../../core/config/schema.ts'
 import { PickProblem } from './errors.ts'
 import type { Choice, ConnectApp, Picked } from './types.ts'
 

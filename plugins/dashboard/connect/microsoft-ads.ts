@@ -5,7 +5,7 @@
  * API (UetTags/QueryByIds) for each account's UET tags. The picked tag's Conversions API token is read with
  * UetTagAuthKey/Query. The identity platform documents no revoke endpoint for a refresh token (README.md).
  */
-import { CAMPAIGN_API_URL } from '../../adapters/ads/microsoft-ads/map-adjustments.ts'
+import { CAMPAIGN_API_URL } from '../../../adapters/ads/microsoft-ads/map-adjustments.ts'
 import { PickProblem } from './errors.ts'
 import { exchangeCode, okJson, standardAuthorize } from './http.ts'
 import { baseUrlOption, pickedOne } from './options.ts'

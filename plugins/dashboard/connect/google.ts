@@ -3,7 +3,7 @@
  * Google Ads API's (the listing: customers:listAccessibleCustomers, then GAQL for each customer's name and enabled
  * conversion actions). PKCE S256, offline access with a forced consent so a refresh token comes back (README.md).
  */
-import { UPLOAD_CLICKS_VERSION } from '../../adapters/ads/google-ads/version.ts'
+import { UPLOAD_CLICKS_VERSION } from '../../../adapters/ads/google-ads/version.ts'
 import { PickProblem } from './errors.ts'
 import { exchangeCode, okJson, okStatus, standardAuthorize } from './http.ts'
 import { baseUrlOption, besideToken, perEvent, pickedOne } from './options.ts'
