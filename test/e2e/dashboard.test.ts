@@ -106,7 +106,7 @@ describe('the operator', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Release' }).count(), SLOW).toBe(2)
     await shot(page, 'held')
     const before = meta.events.length
-    await page.getByRole('row', { name: /l\*\*\*@e\*\*\*\.com/ }).first().getByRole('button', { name: 'Release' }).click()
+    await page.getByRole('row', { name: /l\*\*\*p@e\*\*\*e\.com/ }).first().getByRole('button', { name: 'Release' }).click()
     await expect.poll(() => page.getByRole('button', { name: 'Release' }).count(), SLOW).toBe(1)
     await page.getByRole('button', { name: 'Not a fit' }).click()
     await expect.poll(() => page.getByRole('button', { name: 'Not a fit' }).count(), SLOW).toBe(0)
