@@ -66,7 +66,9 @@ export function createQuota(ctx: PluginContext): Quota {
     }
   }
 
-  const flush = async () => {
+  /** The write under way; a flush waits for it, so "flushed" means every count taken before it is in the database. */
+  let writing: Promise<void> = Promise.resolve()
+  const write = async () => {
     clearTimeout(flushTimer)
     flushTimer = undefined
     const batch = unwritten
@@ -78,6 +80,7 @@ export function createQuota(ctx: PluginContext): Quota {
       ctx.report(error, { source: 'email-risk:quota' })
     })
   }
+  const flush = () => (writing = writing.then(write))
 
   const decideWaiting = async () => {
     waitScheduled = false
