@@ -45,6 +45,11 @@ export interface PageResult {
   title: string
   body: Html
   status?: number
+  /**
+   * Origins outside dcgate that this page's forms lead to (a vendor's consent page, reached by the 303 after
+   * "Connect"): the page's CSP form-action names them, as browsers apply it to a form's redirects too.
+   */
+  formTargets?: readonly string[]
 }
 
 /** What an action gets: the page's context plus the posted form (CSRF already checked). */

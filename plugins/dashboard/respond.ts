@@ -6,6 +6,11 @@ import { html, layout, type LayoutInput } from './html.ts'
 /** Scripts and styles only from /dashboard/assets; forms post to this origin only; never framed. */
 export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+/** The CSP of a page whose forms may also lead to these origins (see PageResult.formTargets). */
+export function allowFormTargets(event: H3Event, origins: readonly string[]): void {
+  if (origins.length) event.res.headers.set('content-security-policy', CSP.replace("form-action 'self'", `form-action 'self' ${origins.join(' ')}`))
+}
+
 /** Form bodies are a few fields; anything larger is not one of our forms. */
 const FORM_LIMIT = 64 * 1024
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -70,7 +71,8 @@ beforeAll(async () => {
       },
     ],
   }, null, 2)}\n`)
-  const env = { DATABASE_URL: database.url, REDIS_URL: redis.url, DCGATE_ADMIN_TOKEN: ADMIN_TOKEN }
+  // One server secret for all, as docs/deployment.md says: what one instance seals (rotated tokens), the others open.
+  const env = { DATABASE_URL: database.url, REDIS_URL: redis.url, DCGATE_ADMIN_TOKEN: ADMIN_TOKEN, DCGATE_SERVER_SECRET: randomBytes(32).toString('base64url') }
   cleanups.push(killInstances)
   // One after the other: the first applies the migrations, the others find none pending.
   instances = []

@@ -65,6 +65,8 @@ describe('Connect Google', () => {
     const browser = await operator()
     const setup = await browser.get('/dashboard/sites/shop/setup')
     expect(setup.text).toContain('Connect Google Ads')
+    // Browsers hold a form's redirect to CSP form-action: the consent page's origin is named, or Connect goes nowhere.
+    expect(setup.headers.get('content-security-policy')).toContain(`form-action 'self' ${google.url};`)
     const callback = await browser.get(await consent(browser))
     expect(callback.status).toBe(200)
     const pickPath = /href="(\/dashboard\/oauth\/google\/pick\?flow=[\w-]+)"/.exec(callback.text)?.[1]

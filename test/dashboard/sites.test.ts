@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveConfig } from '../../core/config/load.ts'
-import { BootError } from '../../core/errors.ts'
 import { sitesCommand } from '../../core/cli/commands/sites.ts'
 import dashboard from '../../plugins/dashboard/index.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
@@ -8,6 +7,7 @@ import { testPlatform, startFakeTestPlatform } from '../delivery/test-platform.t
 import type { FakeServer } from '../fakes/server.ts'
 import { bootTestApp, type TestApp } from '../helpers/app.ts'
 import { sharedDatabase } from '../helpers/database.ts'
+import { loaderMessage } from '../helpers/loader-message.ts'
 import { signIn, until } from './pages-client.ts'
 import { uniqueEmail } from './support.ts'
 
@@ -44,16 +44,6 @@ afterAll(async () => {
   await database?.drop()
 })
 
-/** The loader's message for this site, without the `sites[0].` its path starts with in a config file. */
-function loaderMessage(site: Record<string, unknown>): string[] {
-  try {
-    resolveConfig({ sites: [site] })
-  }
-  catch (error) {
-    return (error as BootError).details.map((line) => line.replace(/^sites\[0\]\./, ''))
-  }
-  throw new Error('the loader accepted it')
-}
 
 function postConversion(app: TestApp, key: string, messageId: string) {
   return app.request('/api/v1/conversions/automation', {

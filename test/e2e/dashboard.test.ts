@@ -5,20 +5,19 @@
  * reaches a fake Meta. Each page is written as a screenshot to docs/dashboard/<slug>.png (linked from docs/dashboard.md).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { metaErrors, startFakeMeta, type FakeMeta } from '../fakes/meta.ts'
 import { REPO_ROOT, startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
+import { SLOW, signInByEmailedLink, until } from './mail-and-wait.ts'
 import { CHROMIUM_ARGS } from './support.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ADMIN_TOKEN = `e2e-admin-${randomBytes(12).toString('hex')}`
 const MEMBER = 'owner@shop.example'
 const SHOTS = join(REPO_ROOT, 'docs/dashboard')
-/** Polls wait this long: a loaded 2-core machine may take seconds to answer a form. */
-const SLOW = { timeout: 20_000, interval: 100 }
 
 let meta: FakeMeta
 let dcgate: ServerProcess
@@ -56,14 +55,6 @@ async function api(method: string, path: string, body?: unknown, headers: Record
 }
 const admin = (method: string, path: string, body?: unknown) => api(method, `/admin/api${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` })
 
-async function until(check: () => Promise<boolean> | boolean, what: string, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs
-  while (Date.now() < end) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 describe('the operator', () => {
   it('signs in with the admin token and sees the sites by name', async () => {
@@ -181,15 +172,7 @@ describe('a member', () => {
   it('signs in with an emailed link, sees only their site, and gets 403 on another', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const member = await context.newPage()
-    await member.goto(`${dcgate.url}/dashboard`)
-    await member.getByLabel('Email').fill(MEMBER)
-    await member.getByRole('button', { name: 'Email me a sign-in link' }).click()
-    await expect.poll(() => member.getByRole('heading', { name: 'Check your email' }).count(), SLOW).toBe(1)
-    let link = ''
-    await until(() => Boolean(link = mailedLink()), 'the sign-in mail in the outbox')
-    const url = new URL(link)
-    await member.goto(`${dcgate.url}${url.pathname}${url.search}`)
-    await member.getByRole('button', { name: 'Sign in' }).click()
+    await signInByEmailedLink(member, dcgate, MEMBER)
     await expect.poll(() => member.getByRole('link', { name: 'E2E shop' }).count(), SLOW).toBe(1)
     expect(await member.getByRole('link', { name: 'Other shop' }).count()).toBe(0)
     const refused = await member.goto(`${dcgate.url}/dashboard/sites/other/overview`)
@@ -204,22 +187,6 @@ async function createKey(): Promise<string> {
   return created.data.key as string
 }
 
-function mailedLink(): string {
-  const dir = join(dcgate.dataDir, 'outbox')
-  let files: string[] = []
-  try {
-    files = readdirSync(dir)
-  }
-  catch {
-    return ''
-  }
-  for (const file of files) {
-    const text = readFileSync(join(dir, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')
-    const match = /https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/.exec(text)
-    if (match) return match[0]
-  }
-  return ''
-}
 
 function config(fake: FakeMeta): string {
   const value = {

@@ -41,7 +41,8 @@ export async function sharedDatabase(): Promise<TestDatabase & { url: string }> 
   }
 }
 
-async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase & { url: string }> {
+/** A new database of its own on the PostgreSQL server of adminUrl, dropped by drop(). */
+export async function createPostgresDatabase(adminUrl: string): Promise<TestDatabase & { url: string }> {
   const name = `dcgate_test_${randomBytes(6).toString('hex')}`
   await withClient(adminUrl, (c) => c.query(`create database ${name}`))
   const url = new URL(adminUrl)

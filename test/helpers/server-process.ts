@@ -120,6 +120,8 @@ export interface ServerProcessOptions {
   configVia?: 'flag' | 'env'
   /** Extra environment for the server and the CLI; undefined removes a variable. */
   env?: EnvOverrides
+  /** The port to listen on, when the config must name it beforehand (server.baseUrl); default a free one. */
+  port?: number
 }
 
 interface Prepared {
@@ -140,7 +142,7 @@ interface Prepared {
 async function prepare(options: ServerProcessOptions): Promise<Prepared> {
   const dir = tempDir()
   const dataDir = join(dir, 'data')
-  const port = await freePort()
+  const port = options.port ?? await freePort()
   const database = await freshDatabase()
   for (const [name, source] of Object.entries(options.files ?? {})) {
     mkdirSync(dirname(join(dir, name)), { recursive: true })

@@ -39,12 +39,16 @@ export function recordLiveEvents(ctx: PluginContext): LiveRecorder {
     }
     if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED)
   })
-  const flush = async () => {
+  // One write at a time, in the order answered: the page's own flush and the timer's never overtake each other, so
+  // the ids follow the answers (they order requests answered within the same millisecond).
+  let writing: Promise<void> = Promise.resolve()
+  const write = async () => {
     if (!buffer.length) return
     const rows = buffer
     buffer = []
     await insertLive(ctx.prepared, rows)
   }
+  const flush = () => (writing = writing.catch(() => {}).then(write))
   ctx.schedule({ name: 'dashboard:live-flush', everyMs: FLUSH_EVERY_MS, scope: 'instance', atStart: false, run: flush })
   ctx.schedule({ name: 'dashboard:live-prune', everyMs: PRUNE_EVERY_MS, run: () => pruneLive(ctx.prepared, KEEP_PER_SITE, KEEP_DAYS) })
   ctx.hooks.hook('app:close', flush)

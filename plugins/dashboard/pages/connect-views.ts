@@ -11,11 +11,21 @@ import { publicBaseUrl } from '../urls.ts'
 
 const action = (platform: string, what: string) => `/dashboard/oauth/${platform}/${what}`
 
+const mayConnect = ({ plugin, viewer }: PageContext) => viewer.kind !== 'member' || plugin.config.dashboard?.membersMayEdit === true
+
+/** The origins of the consent pages the Connect buttons lead to, for the page's CSP form-action. */
+export function connectFormTargets(ctx: PageContext): string[] {
+  if (!mayConnect(ctx)) return []
+  const base = publicBaseUrl(ctx.plugin.config)
+  const origins = vendors.map((vendor) => appOf(ctx.plugin.config, vendor, base)?.authorizeUrl).filter((url): url is string => Boolean(url)).map((url) => new URL(url).origin)
+  return [...new Set(origins)]
+}
+
 /** One row per platform the operator configured an app for (Meta always: it takes a pasted token). */
-export function connectionsCard({ site, plugin, csrf, viewer }: PageContext): Html {
+export function connectionsCard(ctx: PageContext): Html {
+  const { site, plugin, csrf } = ctx
   const base = publicBaseUrl(plugin.config)
-  const membersMayEdit = plugin.config.dashboard?.membersMayEdit === true
-  if (viewer.kind === 'member' && !membersMayEdit) {
+  if (!mayConnect(ctx)) {
     return html`<div class="card"><h2>Connections</h2><p class="hint">The operator connects the platforms of this site.</p></div>`
   }
   const connected = new Set([
@@ -38,10 +48,11 @@ export function connectionsCard({ site, plugin, csrf, viewer }: PageContext): Ht
 
 /** The pick form: a list per field (per standard event where the field is), posted back with the flow id. */
 export function pickForm(input: { platform: string, label: string, flow: string, csrf: string, fields: PickField[], siteName: string }): Html {
-  const select = (name: string, label: string, field: PickField, optional: boolean) => html`<label>${label} <select name="${name}"${optional ? '' : html` required`}>
-<option value="">${optional ? 'Not sent' : 'Pick one'}</option>${field.choices.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}</select></label>`
+  // Labels name their control by id, not by wrapping it: a wrapped select's name would include its chosen option.
+  const select = (name: string, label: string, field: PickField, optional: boolean) => html`<label for="pick-${name}">${label}</label> <select id="pick-${name}" name="${name}"${optional ? '' : html` required`}>
+<option value="">${optional ? 'Not sent' : 'Pick one'}</option>${field.choices.map((choice) => html`<option value="${choice.value}">${choice.label}</option>`)}</select>`
   const controls = input.fields.map((field) => {
-    if (field.text) return html`<p><label>${field.label} <input type="text" name="${field.name}"${field.optional ? '' : html` required`}></label></p>`
+    if (field.text) return html`<p><label for="pick-${field.name}">${field.label}</label> <input type="text" id="pick-${field.name}" name="${field.name}"${field.optional ? '' : html` required`}></p>`
     if (!field.perEvent) return html`<p>${select(field.name, field.label, field, !!field.optional)}</p>`
     return html`<fieldset><legend>${field.label} per event</legend>${STANDARD_EVENTS.map((event) => html`<p>${select(`${field.name}.${event}`, event, field, true)}</p>`)}</fieldset>`
   })

@@ -36,8 +36,8 @@ export function destinationsCard({ site, plugin, csrf, href }: PageContext) {
   platform.connectionTest ? '' : html`<p class="muted">${platform.connectionTestGap ?? `${label} documents no read-only call.`}</p>`}</td>
 <td>${platform.testEvents
     ? html`<form method="post" action="${href('setup', 'send-test-event')}">${csrfField(csrf)}<input type="hidden" name="platform" value="${platform.name}">
-<label>Event <select name="event">${STANDARD_EVENTS.map((e) => html`<option value="${e}"${e === preferred ? html` selected` : ''}>${e}</option>`)}</select></label>${
-  platform.testEvents.codeLabel ? html` <label>${platform.testEvents.codeLabel} <input name="code" maxlength="64" autocomplete="off"></label>` : ''}
+<label for="test-event-${platform.name}">Event</label> <select id="test-event-${platform.name}" name="event">${STANDARD_EVENTS.map((e) => html`<option value="${e}"${e === preferred ? html` selected` : ''}>${e}</option>`)}</select>${
+  platform.testEvents.codeLabel ? html` <label for="test-code-${platform.name}">${platform.testEvents.codeLabel}</label> <input id="test-code-${platform.name}" name="code" maxlength="64" autocomplete="off">` : ''}
 <button type="submit" class="button secondary" aria-label="Send test event to ${label}">Send test event</button></form>`
     : html`<button type="button" class="button secondary" disabled aria-label="Send test event to ${label}">Send test event</button><p class="muted">No test mode: ${platform.testEventsGap ?? `${label} documents none`}. Nothing is sent.</p>`}</td></tr>`
   })}</tbody></table></div></div>`

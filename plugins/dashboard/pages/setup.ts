@@ -4,7 +4,7 @@ import { actionError, definePage, type PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'
 import { destinationActions, destinationsCard } from './setup-destinations.ts'
 import { eventPlan } from './setup-plan.ts'
-import { connectionsCard } from './connect-views.ts'
+import { connectFormTargets, connectionsCard } from './connect-views.ts'
 
 /** What capture remembers of a first-party host (plugins/capture/first-party/state.ts), read from the shared storage. */
 interface FirstPartyState { verified: boolean, reason?: string, checkedAt: string, verifiedAt?: string }
@@ -25,6 +25,7 @@ export const setupPage = definePage({
     const sources = plugin.registry.forSite(site.id, 'intake-source').map((c) => c.definition.name)
     return {
       title: 'Setup',
+      formTargets: connectFormTargets(ctx),
       body: html`<h1>Setup</h1>
 <div class="card"><h2>Tracking script</h2><p class="hint">Put this tag on every page of ${site.name}.</p>${copyable('script-tag', detail.script_tag, 'Script tag', true)}</div>
 <div class="card"><h2>Qualified</h2><p class="hint">Your CRM calls this URL when a held lead qualifies (the “Qualified” row of your event sync settings). It holds the release secret: keep it private.</p>

@@ -3,7 +3,7 @@ import { mayView, sitesOf } from '../access.ts'
 import { sameSecret } from '../csrf.ts'
 import { html, layout } from '../html.ts'
 import { ActionError, type DashboardPage, type Flash, type PageContext, type PageResult } from '../page.ts'
-import { readForm, readQuery, redirect, sendPage, sendProblem } from '../respond.ts'
+import { allowFormTargets, readForm, readQuery, redirect, sendPage, sendProblem } from '../respond.ts'
 import type { Dashboard } from '../service.ts'
 import type { Session } from '../session.ts'
 
@@ -58,11 +58,14 @@ export function addPageRoutes(dashboard: Dashboard, pages: readonly DashboardPag
   }
 
   /** A page's answer in the layout, with the site's navigation. */
-  const answerPage = (event: H3Event, context: PageContext, slug: string, result: PageResult, account: { label: string, csrf: string }, flash?: Flash) =>
-    sendPage(event, result.status ?? 200, layout({
+  const answerPage = (event: H3Event, context: PageContext, slug: string, result: PageResult, account: { label: string, csrf: string }, flash?: Flash) => {
+    const page = sendPage(event, result.status ?? 200, layout({
       title: `${result.title} · ${context.site.name}`, body: result.body, session: account, flash,
       site: { id: context.site.id, name: context.site.name, nav, current: slug },
     }))
+    allowFormTargets(event, result.formTargets ?? [])
+    return page
+  }
 
   ctx.routes.add({
     method: 'GET', path: '/dashboard/sites/:site', auth: 'none', tags, summary: 'A site\'s dashboard (its first page)',

@@ -27,6 +27,8 @@ export interface AuthorizationServerInit {
   errorBody?: (error: string, description: string) => unknown
   /** The HTTP status of a token error, when the vendor's is fixed (TikTok answers 200 with a code in the body). */
   errorStatus?: number
+  /** The refresh token every exchange issues, when another fake must know it (default: a new random one each time). */
+  refreshToken?: string
 }
 
 interface IssuedCode { redirectUri: string, challenge?: string, used: boolean }
@@ -78,7 +80,7 @@ export function createAuthorizationServer(init: AuthorizationServerInit) {
       const verifier = body.code_verifier ?? ''
       if (createHash('sha256').update(verifier).digest('base64url') !== issued.challenge) return error(400, 'invalid_grant', 'Invalid code verifier.')
     }
-    const issuedTokens = { accessToken: `at-${randomBytes(12).toString('hex')}`, refreshToken: `rt-${randomBytes(12).toString('hex')}` }
+    const issuedTokens = { accessToken: `at-${randomBytes(12).toString('hex')}`, refreshToken: init.refreshToken ?? `rt-${randomBytes(12).toString('hex')}` }
     tokens.add(issuedTokens.accessToken)
     tokens.add(issuedTokens.refreshToken)
     return { status: 200, body: init.tokenAnswer?.(issuedTokens) ?? { access_token: issuedTokens.accessToken, refresh_token: issuedTokens.refreshToken, expires_in: 3599, token_type: 'Bearer' } }

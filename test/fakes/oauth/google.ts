@@ -14,6 +14,8 @@ export interface FakeGoogleConnectInit {
   redirectUri: string
   /** customer id → its name and enabled conversion actions. */
   customers: Record<string, { name: string, actions: Record<string, string> }>
+  /** The refresh token consent issues (default: a new random one each time). */
+  refreshToken?: string
 }
 
 export interface FakeGoogleConnect extends FakeServer {
@@ -24,7 +26,7 @@ const status = (code: number, state: string, message: string) => ({ status: code
 
 export async function startFakeGoogleConnect(init: FakeGoogleConnectInit): Promise<FakeGoogleConnect> {
   const auth = createAuthorizationServer({
-    clientId: init.clientId, clientSecret: init.clientSecret, redirectUris: [init.redirectUri], authorizePath: '/o/oauth2/v2/auth', tokenPath: '/token',
+    clientId: init.clientId, clientSecret: init.clientSecret, redirectUris: [init.redirectUri], authorizePath: '/o/oauth2/v2/auth', tokenPath: '/token', refreshToken: init.refreshToken,
   })
   const server = await startFakeServer((request) => {
     const answered = auth.handle(request)
