@@ -37,8 +37,13 @@ export function snapshot(url: string): Promise<Snapshot> {
 /** The difference between two snapshots; the WAL between them filtered to this database's relations. */
 export function costBetween(url: string, before: Snapshot, after: Snapshot): Promise<Cost> {
   return withClient(url, async (client) => {
-    // A commit that writes WAL flushes it past the end LSN; pg_walinspect reads only flushed WAL.
-    await client.query('select txid_current()')
+    // pg_walinspect reads only flushed WAL. An xid's commit without WAL of its own is not flushed, so wait for the
+    // WAL writer (wal_writer_delay) to flush past the end LSN instead.
+    for (let i = 0; i < 50; i++) {
+      const { rows } = await client.query<{ flushed: boolean }>('select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed', [after.lsn])
+      if (rows[0]!.flushed) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
     const kinds = (await client.query<{ kind: string, records: string, bytes: string, fpi: string }>(
       `select resource_manager || ' ' || record_type as kind, count(*) as records, sum(record_length) as bytes, sum(fpi_length) as fpi
        from pg_get_wal_records_info($1::pg_lsn, $2::pg_lsn)
