@@ -37,7 +37,8 @@ async function benchDcgate(label: string, databaseUrl: string | undefined, conne
     const key = await createKey(dcgate.url, readFileSync(join(dcgate.dataDir, 'admin-token'), 'utf8').trim())
     const before = platforms.acceptedCounts()
     const requestsBefore = platforms.requestCount()
-    const figures = await measure(label, dcgate.child, purchases(`${dcgate.url}/api/v1/conversions/automation`, key))
+    const database = databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined
+    const figures = await measure(label, dcgate.child, purchases(`${dcgate.url}/api/v1/conversions/automation`, key, database))
     // Events a platform's request budget left to the worker are sent within seconds: wait for them, then check that
     // every acknowledged conversion reached every connected fake, or the figure would count conversions that failed.
     const delivered = await waitForDelivery(connected, before, figures.answered)
@@ -78,10 +79,11 @@ async function waitForDelivery(connected: readonly PlatformName[], before: Recor
 }
 
 /** Each request a new Purchase: its own messageId, email, gclid and fbclid. */
-function purchases(url: string, key: string | null): Load {
+function purchases(url: string, key: string | null, database?: string): Load {
   let n = 0
   return {
     url,
+    database,
     // 202 only: a 207 is a conversion some platform refused or that could not be sent, printed apart.
     counts: 202,
     headers: { 'content-type': 'application/json', ...(key ? { 'x-dc-key': key } : {}) },

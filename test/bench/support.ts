@@ -19,7 +19,10 @@ const RSS_SAMPLE_MS = 5000
 
 export interface Figures {
   label: string, perSecond: number, p50: number, p99: number, rssStartMb: number, rssEndMb: number, rssSamples: number[], non2xx: number, errors: number, total: number
-  /** CPU ms per 2xx response: the server process, and every local postgres process (backends + background writers). */
+  /**
+   * CPU ms per 2xx response: the server process, and the local postgres processes: the background ones (WAL writer,
+   * checkpointer…) and the backends of the load's database (every backend when it names none).
+   */
   serverCpuMs: number, postgresCpuMs: number
   /** CPU ms per 2xx response of this process: autocannon plus whatever else the bench runs beside it. */
   benchCpuMs: number
@@ -38,6 +41,8 @@ export interface Load {
   next: () => { body: string, headers?: Record<string, string> }
   /** The status a success answers (202 for a conversion): only it is counted; other 2xx go to Figures.apart. Default: any 2xx. */
   counts?: number
+  /** The PostgreSQL database the server writes to: only its backends (and the background processes) count as PostgreSQL's CPU. */
+  database?: string
 }
 
 export interface Dcgate {
@@ -156,7 +161,7 @@ export async function measure(label: string, server: ChildProcess, load: Load, s
   const pid = server.pid!
   const warmup = await runLoad(load, WARMUP_SECONDS, null)
   const rssStartMb = rss(pid)
-  const cpu = startCpuMeter(pid)
+  const cpu = startCpuMeter(pid, load.database)
   const latencies: number[] = []
   const rssSampler = sampleRss(pid)
   const result = await runLoad(load, seconds, latencies).finally(rssSampler.stop)
@@ -208,13 +213,13 @@ function percentiles(samples: number[], ...ps: number[]): number[] {
   return ps.map((p) => samples[Math.min(samples.length - 1, Math.floor(samples.length * p))] ?? 0)
 }
 
-/** CPU time from now on of the server, the local postgres processes and this process, per response. */
-function startCpuMeter(pid: number) {
-  const before = { server: cpuMs(pid), postgres: postgresCpuMs(), bench: process.cpuUsage() }
+/** CPU time from now on of the server, the local postgres processes (see postgresCpuMs) and this process, per response. */
+function startCpuMeter(pid: number, database: string | undefined) {
+  const before = { server: cpuMs(pid), postgres: postgresCpuMs(database), bench: process.cpuUsage() }
   return {
     perResponse(responses: number): Pick<Figures, 'serverCpuMs' | 'postgresCpuMs' | 'benchCpuMs'> {
       const serverCpuMs = (cpuMs(pid) - before.server) / responses
-      const postgres = (postgresCpuMs() - before.postgres) / responses
+      const postgres = cpuSince(before.postgres, postgresCpuMs(database)) / responses
       const bench = process.cpuUsage(before.bench)
       return { serverCpuMs, postgresCpuMs: postgres, benchCpuMs: (bench.user + bench.system) / 1000 / responses }
     },
@@ -245,16 +250,33 @@ export function cpuMs(pid: number): number {
   }
 }
 
-/** CPU time of every process named postgres on this machine (0 when PostgreSQL is elsewhere). */
-export function postgresCpuMs(): number {
-  let total = 0
+/**
+ * CPU ms so far of each local postgres process (none when PostgreSQL is elsewhere), keyed by pid and start time: the
+ * background processes, and the backends of `database` only when given. On a machine shared with other work, other
+ * databases' backends are not this bench's cost, and a sum over every process went negative when one exited.
+ */
+export function postgresCpuMs(database?: string): Map<string, number> {
+  const processes = new Map<string, number>()
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuMs(Number(pid))
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue
+      // A backend's title is `postgres: <cluster>: <user> <database> <client> <state>`; a background process names its role.
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').split(': ').slice(2).join(': ')
+      const backend = / \S+\(\d+\)|\[local\]/.test(title)
+      if (database && backend && title.split(' ')[1] !== database) continue
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+      processes.set(`${pid}:${stat[19]}`, cpuMs(Number(pid)))
     }
     catch { /* exited meanwhile */ }
   }
+  return processes
+}
+
+/** CPU ms the processes spent since `before`: a new one counts whole, one that exited meanwhile is missed (not subtracted). */
+function cpuSince(before: ReadonlyMap<string, number>, now: ReadonlyMap<string, number>): number {
+  let total = 0
+  for (const [key, ms] of now) total += ms - (before.get(key) ?? 0)
   return total
 }
 

@@ -6,6 +6,7 @@ import type { ConsentPurposes } from '../../consent/purposes.ts'
 import { columnNames, recordsetOf, recordValueOf, type Column } from '../../db/columns.ts'
 import { dataErrorCode } from '../../db/data-error.ts'
 import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
+import { TIME_ORDERED_UUID } from '../../db/time-ordered-uuid.ts'
 import { CONVERSION_COLUMNS, DELIVERY_COLUMNS, type ConversionRow, type DeliveryRow } from '../rows.ts'
 
 /**
@@ -67,21 +68,21 @@ const CLAIM_COLUMNS: Partial<Record<keyof DeliveryRow, string>> = { attempts: '0
  * conversion: `n` (its position), the conversion's columns, its outbox rows' shared columns (rows.ts), `providers`
  * (one outbox row each) and `inline`, whether each is claimed for the inline attempt: a platform the intake leaves to
  * the worker gets its row unclaimed (no attempt counted, no lease). The caller never puts one messageId and trust
- * twice in a statement.
+ * twice in a statement. New ids are in time order (TIME_ORDERED_UUID), so their indexes grow at the right edge.
  */
 const INSERT_CONVERSIONS: PreparedStatement = {
-  name: 'dcgate_insert_conversions_v1',
+  name: 'dcgate_insert_conversions_v2',
   text: `with x as (
       select * from ${recordsetOf([...CONVERSION_COLUMNS, ...DELIVERY_COLUMNS] as Column<ConversionRow & DeliveryRow>[], '$1', 'n int, providers text[], inline boolean[]')}
     ), c as (
       insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
-      select gen_random_uuid(), ${CONVERSION_COLUMNS.map(recordValueOf).join(', ')} from x order by x.n
+      select ${TIME_ORDERED_UUID}, ${CONVERSION_COLUMNS.map(recordValueOf).join(', ')} from x order by x.n
       on conflict (site_id, message_id, trust) do nothing returning id, site_id, message_id, trust
     ), stored as (
       select x.*, c.id as conversion_id from c join x on x.site_id = c.site_id and x.message_id = c.message_id and x.trust = c.trust
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, ${columnNames(DELIVERY_COLUMNS)})
-      select gen_random_uuid(), x.conversion_id, x.site_id, p.provider, ${DELIVERY_COLUMNS.map((column) => CLAIM_COLUMNS[column[0]] ? `case when p.inline then ${recordValueOf(column)} else ${CLAIM_COLUMNS[column[0]]} end` : recordValueOf(column)).join(', ')}
+      select ${TIME_ORDERED_UUID}, x.conversion_id, x.site_id, p.provider, ${DELIVERY_COLUMNS.map((column) => CLAIM_COLUMNS[column[0]] ? `case when p.inline then ${recordValueOf(column)} else ${CLAIM_COLUMNS[column[0]]} end` : recordValueOf(column)).join(', ')}
       from stored as x cross join unnest(x.providers, x.inline) as p(provider, inline)
       returning id, conversion_id, provider
     )
