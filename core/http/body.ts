@@ -52,7 +52,8 @@ function readNodeStream(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
       chunks.push(chunk)
     })
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
-    req.once('error', reject)
+    // `on`, not `once`: a request ends once, and once's wrapper was an allocation per request.
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    req.on('error', reject)
   })
 }

@@ -161,12 +161,22 @@ function stripPort(entry: string): string {
 function toHop(text: string): Hop | undefined {
   const v4 = dottedQuad(text)
   if (v4 !== undefined) return { text, v4 }
+  // An IPv4 peer on a dual-stack listener (`::ffff:127.0.0.1`), on every request: read without ipaddr.js, whose
+  // parse and conversion back allocated 2.5 kB per /collect hit.
+  const quad = ipv4MappedTail(text)
+  const quadValue = quad === undefined ? undefined : dottedQuad(quad)
+  if (quadValue !== undefined) return { text: quad!, v4: quadValue }
   // IPv6 (45 characters at most, with an IPv4 tail); a zone id (fe80::1%eth0) is not an address to store.
   if (text.length > 45 || !text.includes(':') || text.includes('%') || isIP(text) !== 6) return undefined
   const v6 = ipaddr.IPv6.parse(text)
   if (!v6.isIPv4MappedAddress()) return { text, v6 }
   const mapped = v6.toIPv4Address().toString()
   return { text: mapped, v4: dottedQuad(mapped) }
+}
+
+/** The dotted quad of `::ffff:a.b.c.d` (any case), the IPv4-mapped form Node gives an IPv4 peer; else undefined. */
+function ipv4MappedTail(text: string): string | undefined {
+  return text.length > 7 && text.length <= 22 && text.slice(0, 7).toLowerCase() === '::ffff:' ? text.slice(7) : undefined
 }
 
 /**

@@ -5,6 +5,13 @@ import { assignRequestId } from '../http/request-id.ts'
 import { routePattern } from '../http/route-pattern.ts'
 import { metrics } from './registry.ts'
 
+declare module 'h3' {
+  interface H3EventContext {
+    /** performance.now() when the request arrived (the duration metric). */
+    startedAt?: number
+  }
+}
+
 /** Methods counted by name; anything else a client sends is `OTHER`, so no client can add label values. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
@@ -14,16 +21,17 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * at debug level one line per request, naming the route pattern, never the path (it may hold a key or a secret).
  */
 export function createRequestObserver(logger: ConsolaInstance) {
-  const started = new WeakMap<H3Event, number>()
   const ids = logsJson(logger)
   const debug = isDebug(logger)
   return {
     onRequest: (event: H3Event) => {
-      started.set(event, performance.now())
+      // On the context rather than in a WeakMap: an entry per request in a WeakMap is work for every GC.
+      event.context.startedAt = performance.now()
       if (ids) assignRequestId(event)
     },
     onResponse: (response: Response, event: H3Event) => {
-      const ms = performance.now() - (started.get(event) ?? performance.now())
+      const now = performance.now()
+      const ms = now - (event.context.startedAt ?? now)
       const method = METHODS.has(event.req.method) ? event.req.method : 'OTHER'
       const labels = { method, route: routePattern(event), status: String(response.status) }
       const series = seriesOf(labels)

@@ -41,6 +41,8 @@ export async function acceptPixelConversions({ ctx, writer, site, body, batch, v
     if (hit.t !== 'event' || resolveEvent(site.config, hit.name).kind !== 'mapped') return []
     return [{ hit, row: batch.events[index]! }]
   })
+  // Most requests carry page views only: no cap key to build, no counter to read.
+  if (mapped.length === 0) return
   const conversions = await withinVisitCap(ctx, `${site.id}:${body.sid ? `sid:${body.sid}` : `ip:${ipSubject(visitor.ip)}`}`, mapped.slice(0, caps.perRequest), caps.perVisit)
   if (mapped.length > conversions.length) ctx.logger.debug(`capture: ${mapped.length - conversions.length} conversion events of one request kept as events only (conversion caps)`)
   if (conversions.length === 0) return

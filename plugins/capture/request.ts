@@ -91,9 +91,22 @@ function originHost(origin: string): string | undefined {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.hostname.toLowerCase() : undefined
 }
 
+type HeaderList = readonly (readonly [string, string])[]
+
+const VARY_ONLY: HeaderList = [['vary', 'Origin']]
+/** The lists made per origin and verdict: a site's pages have few origins, and every hit carries one. */
+const corsCache = new Map<string, HeaderList>()
+
 /** CORS headers for an answer: the origin reflected when allowed, with credentials only when the verdict says so. */
-export function corsHeaders(origin: string | null, verdict: OriginVerdict | undefined): [string, string][] {
-  if (!origin || !verdict || verdict === 'refused') return [['vary', 'Origin']]
-  if (verdict === 'open') return [['vary', 'Origin'], ['access-control-allow-origin', origin]]
-  return [['vary', 'Origin'], ['access-control-allow-origin', origin], ['access-control-allow-credentials', 'true']]
+export function corsHeaders(origin: string | null, verdict: OriginVerdict | undefined): HeaderList {
+  if (!origin || !verdict || verdict === 'refused') return VARY_ONLY
+  const key = `${verdict}\u0000${origin}`
+  let headers = corsCache.get(key)
+  if (headers) return headers
+  headers = verdict === 'open'
+    ? [['vary', 'Origin'], ['access-control-allow-origin', origin]]
+    : [['vary', 'Origin'], ['access-control-allow-origin', origin], ['access-control-allow-credentials', 'true']]
+  if (corsCache.size >= MAX_CACHED_ORIGINS) corsCache.clear() // junk origins cannot grow it without bound
+  corsCache.set(key, headers)
+  return headers
 }

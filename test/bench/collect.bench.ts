@@ -2,7 +2,8 @@
 // bare h3 JSON POST route measured in the same run; then checks that every acknowledged hit was stored.
 // Run: npm run bench:collect (BENCH_ROUNDS=3 rounds of BENCH_SECONDS=15 per server; BENCH_ROWS=bare,postgres,embedded picks rows; needs
 // PostgreSQL at BENCH_DATABASE_URL or postgresql://postgres@127.0.0.1:5432/postgres, skipped with a note when
-// unreachable; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each dcgate server there).
+// unreachable; BENCH_CPU_PROF=<dir> writes a V8 CPU profile of each dcgate server there; BENCH_PLUGINS=capture,dashboard
+// loads more plugins than capture alone).
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -16,10 +17,10 @@ const COP_KEY = 'bench-cop-key-0123456789'
 /** Simulated visitors, each with one session: a run of 15 s or more gives every visit several hits. */
 const VISITORS = 5000
 const FLUSH_INTERVAL_MS = 1000
-const TARGET_RATIO = 0.5
+const TARGET_RATIO = 0.6
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
 const CONFIG = {
-  plugins: ['capture'],
+  plugins: (process.env.BENCH_PLUGINS ?? 'capture').split(','),
   server: { trustProxy: true },
   capture: { flushIntervalMs: FLUSH_INTERVAL_MS },
   sites: [{ id: 'shop', name: 'Shop', domains: ['shop.example'], copKey: COP_KEY }],

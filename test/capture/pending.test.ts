@@ -107,4 +107,21 @@ describe('pending rows', () => {
     expect(sent).toHaveLength(50)
     expect(sent.every((values, i) => values[5] === long && values[7] === `${i}`)).toBe(true)
   })
+
+  it('send each of thousands of visits once, merged, when they come back in another order', () => {
+    const rows = new PendingRows()
+    const base = fc.sample(visit, { numRuns: 1, seed: 7 })[0]!
+    const visitOf = (i: number, round: number): VisitRow => ({ ...base, session_id: `s-${i}`, user_agent: `ua-${round}`, started_at: 1_700_000_000_000 + i, ended_at: 1_700_000_000_000 + i + round })
+    const count = 2500
+    for (let i = 0; i < count; i++) rows.add({ events: [], visit: visitOf(i, 1) })
+    for (let i = count - 1; i >= 0; i -= 2) rows.add({ events: [], visit: visitOf(i, 2) })
+    const sent = parseParam(rows.params().visits)
+    expect(sent).toHaveLength(count)
+    const seen = new Map(sent.map((values) => [values[1] as string, values]))
+    expect(seen.size).toBe(count)
+    for (let i = 0; i < count; i++) {
+      const merged = i % 2 === 1 ? mergeVisit(visitOf(i, 1), visitOf(i, 2)) : visitOf(i, 1)
+      expect({ ua: seen.get(`s-${i}`)![6], ended: seen.get(`s-${i}`)![4] }).toEqual({ ua: merged.user_agent, ended: merged.ended_at })
+    }
+  })
 })

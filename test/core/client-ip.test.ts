@@ -64,6 +64,9 @@ describe('the client address from the proxy chain', () => {
     expect(resolve(true, '127.0.0.1', `${SPOOFED},${CLIENT}:51234`)).toBe(CLIENT)
     expect(resolve(true, '127.0.0.1', '[2001:db8::1]:443')).toBe('2001:db8::1')
     expect(resolve(true, '127.0.0.1', ' ::ffff:81.2.69.142 ')).toBe(CLIENT)
+    expect(resolve(true, '127.0.0.1', '::FFFF:81.2.69.142')).toBe(CLIENT)
+    expect(resolve(true, '127.0.0.1', '0:0:0:0:0:ffff:81.2.69.142')).toBe(CLIENT)
+    expect(resolve(true, '127.0.0.1', '::ffff:5102:458e')).toBe(CLIENT)
     expect(resolve(true, '127.0.0.1', '2001:db8::1')).toBe('2001:db8::1')
   })
 

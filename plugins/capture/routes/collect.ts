@@ -13,7 +13,7 @@ import { acceptPixelConversions, type PixelCaps } from '../pixel.ts'
 import { CollectAnswer, CollectBody, WORKER_SECRET_HEADER, WorkerCollectBody } from '../protocol.ts'
 import type { CaptureWriter } from '../store/writer.ts'
 import type { CaptureBatch } from '../store/rows.ts'
-import { CopKeyQuery, captureAnswer, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
+import { CopKeyQuery, captureAnswerText, capturePrecheck, captureSite, invalidCapture, workerVisitor } from './common.ts'
 import { globalPrivacyControl, requestVisitor, type Visitor } from '../request.ts'
 
 export interface CollectDeps { ctx: PluginContext, intel: VisitIntel, writer: CaptureWriter, firstParty: FirstPartyChecker, caps: PixelCaps }
@@ -67,8 +67,7 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: Colle
     // On the verified first-party host, the visitor id also goes into an HttpOnly cookie the site's servers can read.
     const cookie = personal && body.vid ? firstPartyCookie(event, verifiedFirstPartyHost(firstParty, site), body.vid) : undefined
     if (personal) await acceptPixelConversions({ ctx, writer, site, body, batch, visitor, bot: verdict.isBot, caps })
-    const answer: CollectAnswer = { ok: true, consent: { required, banner: site.config.consent.banner } }
-    return captureAnswer(event, 202, answer, cookie ? [['set-cookie', cookie]] : [])
+    return captureAnswerText(event, 202, collectAnswerJson(required, site.config.consent.banner), cookie ? [['set-cookie', cookie]] : [])
   }
 
   ctx.routes.add({
@@ -107,6 +106,16 @@ export function addCollectRoutes({ ctx, intel, writer, firstParty, caps }: Colle
       return handle(event, body, workerVisitor(event, body, ctx.config.server.trustProxy))
     },
   })
+}
+
+/** The six answers /collect gives, serialised once each. */
+const ANSWERS = new Map<string, string>()
+
+function collectAnswerJson(required: boolean, banner: CollectAnswer['consent']['banner']): string {
+  const key = `${required}:${banner}`
+  let json = ANSWERS.get(key)
+  if (json === undefined) ANSWERS.set(key, json = JSON.stringify({ ok: true, consent: { required, banner } } satisfies CollectAnswer))
+  return json
 }
 
 /**

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { H3Event } from 'h3'
 import * as v from 'valibot'
-import { fastJson } from '../../../core/http/answer.ts'
+import { fastJson, fastJsonText } from '../../../core/http/answer.ts'
 import type { TrustProxy } from '../../../core/http/client-ip.ts'
 import { apiError } from '../../../core/http/errors.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
@@ -51,8 +51,13 @@ export function captureSite(event: H3Event): ActiveSite {
 
 /** A capture route's answer: JSON with the CORS headers the precheck chose, and any more (a cookie). */
 export function captureAnswer(event: H3Event, status: number, body: unknown, more: readonly [string, string][] = []): Response {
+  return captureAnswerText(event, status, JSON.stringify(body), more)
+}
+
+/** captureAnswer with the body already serialised. */
+export function captureAnswerText(event: H3Event, status: number, json: string, more: readonly [string, string][] = []): Response {
   const cors = event.context.answerHeaders ?? []
-  return fastJson(status, body, more.length ? [...cors, ...more] : cors)
+  return fastJsonText(status, json, more.length ? [...cors, ...more] : cors)
 }
 
 export const invalidCapture = (problems: string[]) => apiError(400, { message: problems.join('; '), errors: problems })

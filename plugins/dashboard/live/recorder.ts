@@ -1,20 +1,20 @@
 /**
- * Records the live events: every request handed to `requests:answered` of a kind the page shows goes into a bounded in-process buffer
- * (no database write on the request's path), written in one statement per second by each instance, and pruned to
- * the newest KEEP_PER_SITE per site by one instance a minute. Why a pruned table: docs/architecture.md, "Live events".
+ * Records the live events: every request handed to `requests:answered` of a kind the page shows goes into its
+ * site's ring of the newest KEEP_PER_SITE (no database write on the request's path; an older one would only be
+ * pruned), written in one statement per second by each instance, and pruned to the newest KEEP_PER_SITE per site
+ * by one instance a minute. Why a pruned table: docs/architecture.md, "Live events".
  */
 import type { AnsweredRequest } from '../../../core/http/answered.ts'
 import type { PluginContext } from '../../../core/plugin.ts'
 import { insertLive, pruneLive, type LiveRow } from '../queries/live.ts'
 import { kindOfRoute } from './kinds.ts'
 import { shownReason } from './reason.ts'
+import { SiteRing } from './site-ring.ts'
 
 /** Rows the page can show per site. */
 export const KEEP_PER_SITE = 500
 /** A day is plenty for a view of what just happened; a quiet site's rows do not linger. */
 const KEEP_DAYS = 7
-/** Past this many waiting rows (a database outage) the oldest are dropped: memory stays bounded. */
-const MAX_BUFFERED = 5_000
 const FLUSH_EVERY_MS = 1_000
 const PRUNE_EVERY_MS = 60_000
 
@@ -31,21 +31,25 @@ export function liveRecorderOf(ctx: PluginContext): LiveRecorder | undefined {
 }
 
 export function recordLiveEvents(ctx: PluginContext): LiveRecorder {
-  let buffer: LiveRow[] = []
+  // Per site; in a database outage each keeps its newest only, so memory stays bounded.
+  const rings = new Map<string, SiteRing>()
   ctx.hooks.hook('requests:answered', (answered) => {
     for (const request of answered) {
-      const row = toRow(request)
-      if (row) buffer.push(row)
+      if (!kindOfRoute(request.route)) continue
+      let ring = rings.get(request.siteId)
+      if (!ring) rings.set(request.siteId, ring = new SiteRing(KEEP_PER_SITE))
+      ring.push(request)
     }
-    if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED)
   })
   // One write at a time, in the order answered: the page's own flush and the timer's never overtake each other, so
   // the ids follow the answers (they order requests answered within the same millisecond).
   let writing: Promise<void> = Promise.resolve()
   const write = async () => {
-    if (!buffer.length) return
-    const rows = buffer
-    buffer = []
+    const rows: LiveRow[] = []
+    for (const [siteId, ring] of rings) {
+      if (!ring.empty) for (const request of ring.take(siteId)) rows.push(toRow(request)!)
+    }
+    if (!rows.length) return
     await insertLive(ctx.prepared, rows)
   }
   const flush = () => (writing = writing.catch(() => {}).then(write))
