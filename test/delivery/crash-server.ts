@@ -21,7 +21,8 @@ export async function startCrashServer(workerIntervalMs: number, handle: (reques
   const server = await startServerProcess({
     config: `export default {
       plugins: ['intake', 'export'],
-      delivery: { leaseSeconds: 2, workerIntervalMs: ${workerIntervalMs} },
+      // Held requests must still be in flight at the kill, however slow the machine: they never time out first.
+      delivery: { leaseSeconds: 2, workerIntervalMs: ${workerIntervalMs}, requestTimeoutMs: 120000 },
       sites: [{ id: 'demo', name: 'Demo', destinations: { meta: { pixelId: '1234567890', accessToken: 'token', baseUrl: '${platform.url}' } }, sources: { zapier: { secret: '${ZAPIER_SECRET}' } } }],
     }\n`,
   })
