@@ -61,11 +61,11 @@ export function recordLiveEvents(ctx: PluginContext): LiveRecorder {
   return recorder
 }
 
-function toRow(answered: AnsweredRequest): LiveRow | undefined {
+function toRow(answered: AnsweredRequest & { atMs: number }): LiveRow | undefined {
   const kind = kindOfRoute(answered.route)
   if (!kind) return undefined
   return {
-    siteId: answered.siteId, at: answered.at, kind, method: answered.method.slice(0, 8), route: answered.route.slice(0, 200),
+    siteId: answered.siteId, atMs: answered.atMs, kind, method: answered.method.slice(0, 8), route: answered.route.slice(0, 200),
     source: answered.source?.slice(0, 64) ?? null, status: answered.status, code: answered.code?.slice(0, 64) ?? null,
     reason: shownReason(answered), refused: answered.partlyRefused?.refused ?? null,
   }

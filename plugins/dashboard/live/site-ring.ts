@@ -20,6 +20,11 @@ export class SiteRing {
   /** The next slot to write, and how many slots hold a request. */
   private next = 0
   private size = 0
+  /**
+   * The last time given out: requests answered within one millisecond get times 2 µs apart, in order (at 1.7e12 ms a
+   * double steps by about 0.24 µs, and the table keeps microseconds: 2 µs stays 2 distinct values there).
+   */
+  private lastAt = 0
 
   private readonly capacity: number
 
@@ -30,7 +35,8 @@ export class SiteRing {
   push(request: AnsweredRequest): void {
     if (this.size === this.at.length && this.size < this.capacity) this.grow()
     const slot = this.next
-    this.at[slot] = request.at.getTime()
+    this.lastAt = Math.max(request.at.getTime(), this.lastAt + 0.002)
+    this.at[slot] = this.lastAt
     this.status[slot] = request.status
     this.method[slot] = request.method
     this.route[slot] = request.route
@@ -42,14 +48,17 @@ export class SiteRing {
     if (this.size < this.at.length) this.size++
   }
 
-  /** The waiting requests, oldest first, and the ring emptied. */
-  take(siteId: string): AnsweredRequest[] {
+  /**
+   * The waiting requests, oldest first, and the ring emptied. `atMs` is the answer's time in ms since the epoch, with
+   * a fraction that keeps requests of one millisecond in the order they were answered (the page sorts by it).
+   */
+  take(siteId: string): (AnsweredRequest & { atMs: number })[] {
     const length = this.at.length
     const first = (this.next - this.size + length) % length
-    const taken: AnsweredRequest[] = []
+    const taken: (AnsweredRequest & { atMs: number })[] = []
     for (let i = 0; i < this.size; i++) {
       const slot = (first + i) % length
-      taken.push({ siteId, at: new Date(this.at[slot]!), method: this.method[slot]!, route: this.route[slot]!, status: this.status[slot]!, ...withoutUndefined(this.extras[slot]) })
+      taken.push({ siteId, atMs: this.at[slot]!, at: new Date(this.at[slot]!), method: this.method[slot]!, route: this.route[slot]!, status: this.status[slot]!, ...withoutUndefined(this.extras[slot]) })
       this.extras[slot] = undefined
     }
     this.next = 0

@@ -5,7 +5,8 @@ import { sqlIsoTime } from './paging.ts'
 /** One answered request as stored (plugins/dashboard/live/recorder.ts builds it). */
 export interface LiveRow {
   siteId: string
-  at: Date
+  /** When it was answered, ms since the epoch; the fraction (microseconds) orders requests of one millisecond. */
+  atMs: number
   kind: string
   method: string
   route: string
@@ -18,15 +19,17 @@ export interface LiveRow {
 
 /** Every buffered request in one statement: one array per column. */
 const INSERT: PreparedStatement = {
-  name: 'dashboard_live_insert_v1',
+  name: 'dashboard_live_insert_v2',
   text: `insert into dashboard_live_requests (site_id, at, kind, method, route, source, status, code, reason, refused)
-    select * from unnest($1::text[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::int[])`,
+    select site_id, to_timestamp(at_ms / 1000), kind, method, route, source, status, code, reason, refused
+    from unnest($1::text[], $2::float8[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[], $9::text[], $10::int[])
+      as r(site_id, at_ms, kind, method, route, source, status, code, reason, refused)`,
 }
 
 export async function insertLive(prepared: RunPrepared, rows: readonly LiveRow[]): Promise<void> {
   if (!rows.length) return
   const column = <K extends keyof LiveRow>(key: K) => rows.map((row) => row[key])
-  await prepared(INSERT, [column('siteId'), column('at'), column('kind'), column('method'), column('route'), column('source'), column('status'), column('code'), column('reason'), column('refused')])
+  await prepared(INSERT, [column('siteId'), column('atMs'), column('kind'), column('method'), column('route'), column('source'), column('status'), column('code'), column('reason'), column('refused')])
 }
 
 export interface ShownLive { id: string, at: string, kind: string, method: string, route: string, source: string | null, status: number, code: string | null, reason: string | null, refused: number | null }
