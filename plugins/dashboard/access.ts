@@ -11,6 +11,14 @@ export function mayView(viewer: Viewer, site: ActiveSite): boolean {
   return viewer.email !== undefined && site.config.members.some((member) => canonicalEmail(member) === viewer.email)
 }
 
+/**
+ * Whether the viewer may change the site (settings, connections): the operator, or a member of it while the config
+ * file's `dashboard.membersMayEdit` allows members to edit.
+ */
+export function mayEdit(viewer: Viewer, site: ActiveSite, membersMayEdit: boolean | undefined): boolean {
+  return mayView(viewer, site) && (viewer.kind === 'operator' || membersMayEdit === true)
+}
+
 export function sitesOf(viewer: Viewer, sites: SiteDirectory): ActiveSite[] {
   return sites.list().filter((site) => mayView(viewer, site))
 }

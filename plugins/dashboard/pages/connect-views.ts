@@ -5,13 +5,14 @@
 import { STANDARD_EVENTS } from '../../../core/config/schema.ts'
 import type { PickField } from '../connect/types.ts'
 import { appOf, vendors } from '../connect/vendors.ts'
+import { mayEdit } from '../access.ts'
 import { csrfField, html, type Html } from '../html.ts'
 import type { PageContext } from '../page.ts'
 import { publicBaseUrl } from '../urls.ts'
 
 const action = (platform: string, what: string) => `/dashboard/oauth/${platform}/${what}`
 
-const mayConnect = ({ plugin, viewer }: PageContext) => viewer.kind !== 'member' || plugin.config.dashboard?.membersMayEdit === true
+const mayConnect = ({ plugin, viewer, site }: PageContext) => mayEdit(viewer, site, plugin.config.dashboard?.membersMayEdit)
 
 /** The origins of the consent pages the Connect buttons lead to, for the page's CSP form-action. */
 export function connectFormTargets(ctx: PageContext): string[] {

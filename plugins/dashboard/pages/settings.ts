@@ -1,4 +1,5 @@
 import type { SiteInput } from '../../../core/sites/managed.ts'
+import { mayEdit } from '../access.ts'
 import { csrfField, html, type Html } from '../html.ts'
 import { definePage, type ActionContext, type PageContext, type PageResult } from '../page.ts'
 import { byField, field, fieldsFrom, fieldsOf, applyFields, siteForm, type FieldProblems, type SiteFields } from '../site-form.ts'
@@ -12,10 +13,7 @@ const LABEL = { destinations: 'Platform', sources: 'Source' } as const
 /** What the form posted back shows again: the fields as entered and the loader's messages beside them. */
 interface Retry { part: 'site' | Section, fields?: SiteFields, name?: string, options?: string, problems: FieldProblems }
 
-/** Whether the viewer may change the site: the operator, or a member when `dashboard.membersMayEdit` says so. */
-function mayEdit(ctx: PageContext): boolean {
-  return ctx.viewer.kind === 'operator' || ctx.plugin.config.dashboard?.membersMayEdit === true
-}
+const mayEditThis = (ctx: PageContext) => mayEdit(ctx.viewer, ctx.site, ctx.plugin.config.dashboard?.membersMayEdit)
 
 /**
  * A site's settings. A site made in the dashboard is edited here (name, domains, members, events, destinations,
@@ -30,7 +28,7 @@ export const settingsPage = definePage({
   },
   async submit(ctx) {
     if (ctx.site.origin !== 'dashboard') return { ...await render(ctx), status: 409 }
-    if (!mayEdit(ctx)) return { title: 'Settings', status: 403, body: html`<h1>Settings</h1><p>Only the operator changes this site's settings.</p>` }
+    if (!mayEditThis(ctx)) return { title: 'Settings', status: 403, body: html`<h1>Settings</h1><p>Only the operator changes this site's settings.</p>` }
     const edits = createSiteEdits(ctx.plugin)
     const part = ctx.form.get('part') ?? ''
     const name = (ctx.form.get('name') ?? '').trim()
@@ -68,7 +66,7 @@ async function answer(ctx: ActionContext, outcome: EditOutcome, retry: Retry, do
 async function render(ctx: PageContext, retry?: Retry): Promise<PageResult> {
   const stored = ctx.site.origin === 'dashboard' ? await ctx.plugin.managedSites.read(ctx.site.id) : undefined
   if (!stored) return { title: 'Settings', body: readOnlySettings(ctx.site.config) }
-  if (!mayEdit(ctx)) return { title: 'Settings', body: html`<h1>Settings</h1><p class="hint">Made in the dashboard. Only the operator changes it.</p>${readOnlySettings(ctx.site.config, false)}` }
+  if (!mayEditThis(ctx)) return { title: 'Settings', body: html`<h1>Settings</h1><p class="hint">Made in the dashboard. Only the operator changes it.</p>${readOnlySettings(ctx.site.config, false)}` }
   const action = ctx.href('settings')
   const fields = retry?.part === 'site' && retry.fields ? retry.fields : fieldsFrom(stored)
   return {

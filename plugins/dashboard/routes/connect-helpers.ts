@@ -4,7 +4,7 @@ import { createFlows } from '../connect/flows.ts'
 import { timedFetch } from '../connect/http.ts'
 import type { ConnectVendor, VendorContext } from '../connect/types.ts'
 import { appOf, vendorOf } from '../connect/vendors.ts'
-import { mayView } from '../access.ts'
+import { mayEdit } from '../access.ts'
 import { sameSecret } from '../csrf.ts'
 import { layout, type Html } from '../html.ts'
 import { readForm, redirect, sendPage, sendProblem } from '../respond.ts'
@@ -29,11 +29,9 @@ export function connectHelpers(dashboard: Dashboard) {
     return app && { app, fetch, siteEvents: site?.config.events.filter((e) => e.active).map((e) => e.key) ?? [] }
   }
   /** The viewer may change this site's connections: the operator, or a member when the operator allows it. */
-  const mayEdit = (current: Current, siteId: string) => {
+  const mayEditSite = (current: Current, siteId: string) => {
     const site = ctx.sites.byId(siteId)
-    const { viewer } = current.session
-    const membersMayEdit = dashboard.options.membersMayEdit
-    return !!site && mayView(viewer, site) && (viewer.kind === 'operator' || membersMayEdit)
+    return !!site && mayEdit(current.session.viewer, site, dashboard.options.membersMayEdit)
   }
 
   /** A signed-in POST with its CSRF field checked, for a site the viewer may edit, of a vendor with an app. */
@@ -48,7 +46,7 @@ export function connectHelpers(dashboard: Dashboard) {
     return { current, form: read.form, vendor }
   }
   const siteChecks = (event: H3Event, current: Current, vendor: ConnectVendor, siteId: string) => {
-    if (!mayEdit(current, siteId)) return { answer: problem(event, 403, 'You may not change the connections of this site.', current) }
+    if (!mayEditSite(current, siteId)) return { answer: problem(event, 403, 'You may not change the connections of this site.', current) }
     const vctx = vendorContext(vendor, siteId)
     if (!vctx) return { answer: problem(event, 404, `No OAuth app is configured for ${vendor.label} (oauth.${vendor.platform} in the config file).`, current) }
     return { vctx }
@@ -69,7 +67,7 @@ export function connectHelpers(dashboard: Dashboard) {
     throw error
   }
 
-  return { flows, page, problem, vendorContext, mayEdit, openPost, openSitePost, siteChecks, setup, flash, vendorFailure }
+  return { flows, page, problem, vendorContext, mayEditSite, openPost, openSitePost, siteChecks, setup, flash, vendorFailure }
 }
 
 export type ConnectHelpers = ReturnType<typeof connectHelpers>

@@ -19,7 +19,7 @@ const tags = ['Dashboard']
 export function addConnectRoutes(dashboard: Dashboard): void {
   const { ctx, sessions } = dashboard
   const helpers = connectHelpers(dashboard)
-  const { flows, page, problem, vendorContext, mayEdit, openPost, openSitePost, siteChecks, setup, flash, vendorFailure } = helpers
+  const { flows, page, problem, vendorContext, mayEditSite, openPost, openSitePost, siteChecks, setup, flash, vendorFailure } = helpers
 
   ctx.routes.add({
     method: 'POST', path: '/dashboard/oauth/:platform/start', auth: 'none', tags, summary: 'Connect: send the browser to the vendor\'s consent page',
@@ -77,7 +77,7 @@ export function addConnectRoutes(dashboard: Dashboard): void {
       const held = vendor && await flows.held(flow, current.key, vendor.platform)
       if (!vendor || !held) return problem(event, 404, 'This connection was finished, has expired, or was started in another session. Start again with the Connect button.', current)
       const vctx = vendorContext(vendor, held.siteId)
-      if (!vctx || !mayEdit(current, held.siteId)) return problem(event, 403, 'You may not change the connections of this site.', current)
+      if (!vctx || !mayEditSite(current, held.siteId)) return problem(event, 403, 'You may not change the connections of this site.', current)
       try {
         const fields = await vendor.list(vctx, held.grant)
         const siteName = ctx.sites.byId(held.siteId)?.config.name ?? held.siteId
