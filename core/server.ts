@@ -5,6 +5,8 @@ import { createApp, type CreateAppOptions, type DcgateApp } from './app.ts'
 import type { ResolvedConfig } from './config/schema.ts'
 import { printBanner } from './banner.ts'
 import { createLogger } from './logger.ts'
+import { governMemoryMode, startedWithMemorySaver } from './memory-mode.ts'
+import { metrics } from './metrics/registry.ts'
 
 export interface RunningServer {
   dcgate: DcgateApp
@@ -35,8 +37,10 @@ export async function startServer(config: ResolvedConfig, options: CreateAppOpti
   const url = listeningUrl(server, config)
   if (options.banner !== false) printBanner(logger, dcgate, url)
   collectBootGarbage()
+  const memoryMode = followLoad(logger)
   let stopping: Promise<void> | undefined
   const stop = () => (stopping ??= (async () => {
+    memoryMode.stop()
     dcgate.drain() // /readyz says 503 on connections still open while in-flight requests finish
     await closeGracefully(server)
     await dcgate.close()
@@ -51,6 +55,17 @@ export async function startServer(config: ResolvedConfig, options: CreateAppOpti
  */
 function collectBootGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.()
+}
+
+/** V8's memory saver off while the process is busy, back on once it has been idle (core/memory-mode.ts). */
+function followLoad(logger: ConsolaInstance) {
+  if (startedWithMemorySaver()) metrics.memorySaver.set(1)
+  return governMemoryMode({
+    onChange(mode) {
+      metrics.memorySaver.set(mode === 'saver' ? 1 : 0)
+      logger.debug(mode === 'saver' ? 'idle: V8 memory saver mode on' : 'busy: V8 memory saver mode off until idle')
+    },
+  })
 }
 
 /** Stops cleanly on SIGINT/SIGTERM; a second signal forces the exit. */

@@ -105,6 +105,10 @@ export const metrics = {
     'Email checks answered, by risk label (low, medium, high, critical).',
     ['risk'],
   ),
+  memorySaver: gauge(
+    'dcgate_memory_saver_mode',
+    '1 while V8\'s memory saver mode is on (an idle process), 0 while a busy process runs without it.',
+  ),
   dbPool: gauge(
     'dcgate_db_pool_connections',
     'Database connections of this process, by state (used, free, pending: requests waiting for one).',

@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import * as v from 'valibot'
 import { CollectBody } from '../../plugins/capture/protocol.ts'
-import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, loadAverage, measure, printRssSamples, printTable, sleep, startBareH3, startDcgate, stopProcess, type Figures, type Load } from './support.ts'
+import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, gcSummary, loadAverage, measure, printRssSamples, printTable, sleep, startBareH3, startDcgate, stopProcess, type Figures, type Load } from './support.ts'
 
 const ORIGIN = 'https://shop.example'
 const COP_KEY = 'bench-cop-key-0123456789'
@@ -138,6 +138,7 @@ async function benchDcgate(kind: 'postgres' | 'embedded', databaseUrl: string | 
       const figures = await measure(rounds > 1 ? `${label} (${round})` : label, dcgate.child, hits(`${dcgate.url}/collect?cop_key=${COP_KEY}`))
       runs.push({ kind, figures })
       own.push(figures)
+      console.log(`${figures.label}: ${await gcSummary(dcgate.url)}`)
     }
     await sleep(3 * FLUSH_INTERVAL_MS)
     let counts: StoredCounts

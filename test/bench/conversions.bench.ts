@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PLATFORMS, startAllPlatforms, type PlatformName } from '../fakes/all-platforms.ts'
-import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load, createKey, purchaseBody } from './support.ts'
+import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, gcSummary, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load, createKey, purchaseBody } from './support.ts'
 
 const platforms = await startAllPlatforms()
 const TWO: readonly PlatformName[] = ['meta', 'google_ads']
@@ -32,13 +32,14 @@ async function benchBare(): Promise<Figures> {
 
 async function benchDcgate(label: string, databaseUrl: string | undefined, connected: readonly PlatformName[]): Promise<Figures> {
   const destinations = Object.fromEntries(connected.map((name) => [name, platforms.destinations[name]]))
-  const dcgate = await startDcgate({ plugins: ['intake', 'export'], sites: [{ id: 'shop', name: 'Shop', domains: ['shop.example'], destinations }] }, databaseUrl)
+  const dcgate = await startDcgate({ plugins: ['intake', 'export'], ...(process.env.BENCH_DELIVERY ? { delivery: JSON.parse(process.env.BENCH_DELIVERY) } : {}), sites: [{ id: 'shop', name: 'Shop', domains: ['shop.example'], destinations }] }, databaseUrl)
   try {
     const key = await createKey(dcgate.url, readFileSync(join(dcgate.dataDir, 'admin-token'), 'utf8').trim())
     const before = platforms.acceptedCounts()
     const requestsBefore = platforms.requestCount()
     const database = databaseUrl ? new URL(databaseUrl).pathname.slice(1) : undefined
     const figures = await measure(label, dcgate.child, purchases(`${dcgate.url}/api/v1/conversions/automation`, key, database))
+    console.log(`${label}: ${await gcSummary(dcgate.url)}`)
     // Events a platform's request budget left to the worker are sent within seconds: wait for them, then check that
     // every acknowledged conversion reached every connected fake, or the figure would count conversions that failed.
     const delivered = await waitForDelivery(connected, before, figures.answered)

@@ -1,7 +1,7 @@
 // dcgate's footprint on each database beside a bare node:http server, in one run: start-to-ready time (on a fresh
 // data dir or database, and again on the one the first start made), RSS idle after BENCH_IDLE_SECONDS, and RSS over a
 // /collect load and a conversions load of BENCH_SECONDS each (issue 26).
-// Run: npm run bench:footprint (20 s idle + 2 × (3 s warm-up + 60 s) per server, about 8 minutes; BENCH_IDLE_SECONDS=5
+// Run: npm run bench:footprint (20 s idle + 2 × (3 s warm-up + 60 s) + 35 s idle per server, about 10 minutes; BENCH_IDLE_SECONDS=5
 // BENCH_SECONDS=10 for a quick run; BENCH_ROWS=bare,postgres,embedded picks rows; PostgreSQL at BENCH_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres gets a fresh database, skipped with a note when unreachable).
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import * as v from 'valibot'
 import { CollectBody } from '../../plugins/capture/protocol.ts'
 import { startAllPlatforms } from '../fakes/all-platforms.ts'
+import { MEMORY_MODE_POLICY } from '../../core/memory-mode.ts'
 import { CONNECTIONS, PG_URL, ROOT, WARMUP_SECONDS, freshPostgres, loadAverage, measure, rss, sleep, stopProcess, type Figures, type Load } from './support.ts'
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 20)
@@ -20,6 +21,8 @@ const ROWS = new Set((process.env.BENCH_ROWS ?? 'bare,postgres,embedded').split(
 /** Issue 26's targets: RSS after the idle wait, and start-to-ready on an existing data dir. */
 const TARGETS = { postgres: { idleMb: 150, readyS: 1.5 }, embedded: { idleMb: 350, readyS: 3 } } as const
 const FLAT = 0.1
+/** After the loads: long enough for a busy server to turn V8's memory saver back on (core/memory-mode.ts) and collect. */
+const AFTER_SECONDS = MEMORY_MODE_POLICY.idleSamples + 5
 const COP_KEY = 'footprint-cop-key-0123456789'
 const ORIGIN = 'https://shop.example'
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
@@ -33,6 +36,8 @@ interface Row {
   rssIdleMb: number
   collect: Figures
   conversions: Figures
+  /** RSS AFTER_SECONDS after the last load. */
+  rssAfterMb: number
 }
 
 /** A server process as the bench runs it: where it answers and how long it took from spawn to its ready URL's 200. */
@@ -120,7 +125,8 @@ async function measureServer(label: string, server: Started, collectUrl: string,
   console.log(`${label}: ready in ${server.readyS.toFixed(2)} s, RSS ${rssReadyMb} MB at ready, ${rssIdleMb} MB after ${IDLE_SECONDS} s idle`)
   const collect = await measure(`${label} /collect`, server.child, hits(collectUrl), LOAD_SECONDS)
   const conversions = await measure(`${label} conversions`, server.child, purchases(conversionsUrl, key), LOAD_SECONDS)
-  return { label, readyFreshS: server.readyS, rssReadyMb, rssIdleMb, collect, conversions }
+  await sleep(AFTER_SECONDS * 1000)
+  return { label, readyFreshS: server.readyS, rssReadyMb, rssIdleMb, collect, conversions, rssAfterMb: rss(pid) }
 }
 
 /** Spawns `node <args>` from the repo root and polls `<url><readyPath>` every 20 ms until it answers 200. */
@@ -191,10 +197,10 @@ function rssCell(f: Figures): string {
 function print(results: Row[]): void {
   console.log(`\nfootprint benchmark, Node ${process.version}: ${IDLE_SECONDS} s idle, then /collect and conversions, ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s each, ${CONNECTIONS} connections`)
   console.log(`servers run in their own process; the load generator and the platform fakes share this one; load average ${loadAtStart} at the start, ${loadAverage()} at the end`)
-  console.log(`${'server'.padEnd(26)} ${'ready fresh'.padStart(11)} ${'ready again'.padStart(11)} ${'RSS ready'.padStart(9)} ${`RSS idle ${IDLE_SECONDS}s`.padStart(12)}   ${'/collect req/s'.padStart(14)}  ${'/collect RSS MB'.padEnd(28)}  ${'conv/s'.padStart(6)}  conversions RSS MB`)
+  console.log(`${'server'.padEnd(26)} ${'ready fresh'.padStart(11)} ${'ready again'.padStart(11)} ${'RSS ready'.padStart(9)} ${`RSS idle ${IDLE_SECONDS}s`.padStart(12)}   ${'/collect req/s'.padStart(14)}  ${'/collect RSS MB'.padEnd(28)}  ${'conv/s'.padStart(6)}  ${'conversions RSS MB'.padEnd(28)}  RSS ${AFTER_SECONDS} s after`)
   for (const r of results) {
     const again = r.readyExistingS === undefined ? '-' : `${r.readyExistingS.toFixed(2)} s`
-    console.log(`${r.label.padEnd(26)} ${`${r.readyFreshS.toFixed(2)} s`.padStart(11)} ${again.padStart(11)} ${`${r.rssReadyMb} MB`.padStart(9)} ${`${r.rssIdleMb} MB`.padStart(12)}   ${r.collect.perSecond.toFixed(0).padStart(14)}  ${rssCell(r.collect).padEnd(28)}  ${r.conversions.perSecond.toFixed(0).padStart(6)}  ${rssCell(r.conversions)}`)
+    console.log(`${r.label.padEnd(26)} ${`${r.readyFreshS.toFixed(2)} s`.padStart(11)} ${again.padStart(11)} ${`${r.rssReadyMb} MB`.padStart(9)} ${`${r.rssIdleMb} MB`.padStart(12)}   ${r.collect.perSecond.toFixed(0).padStart(14)}  ${rssCell(r.collect).padEnd(28)}  ${r.conversions.perSecond.toFixed(0).padStart(6)}  ${rssCell(r.conversions).padEnd(28)}  ${r.rssAfterMb} MB`)
   }
   for (const r of results) {
     for (const f of [r.collect, r.conversions]) {

@@ -314,3 +314,14 @@ export async function createKey(url: string, token: string): Promise<string> {
   const response = await fetch(`${url}/admin/api/sites/shop/keys`, { method: 'POST', headers: { 'authorization': `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) })
   return ((await response.json()) as { key: string }).key
 }
+
+/**
+ * The server's garbage collections and V8 mode so far, from its GET /metrics (loopback needs no token): major and
+ * minor collections with their total pause, and whether the memory saver mode is on (core/memory-mode.ts).
+ */
+export async function gcSummary(url: string): Promise<string> {
+  const text = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) }).then((r) => r.text()).catch(() => '')
+  const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN)
+  const kind = (name: string) => `${name} ${value(new RegExp(`gc_duration_seconds_count\\{kind="${name}"\\} (\\S+)`))} (${value(new RegExp(`gc_duration_seconds_sum\\{kind="${name}"\\} (\\S+)`)).toFixed(2)} s)`
+  return `GCs since start: ${kind('major')}, ${kind('minor')}; memory saver mode now: ${value(/^dcgate_memory_saver_mode (\S+)/m) === 1 ? 'on' : 'off'}`
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { MEMORY_MODE_POLICY, MODE_FLAGS, governMemoryMode, nextMemoryMode, startedWithMemorySaver, type MemoryModeState } from '../../core/memory-mode.ts'
+
+// Issue 30: V8's memory saver keeps an idle server small (issue 26) but costs a busy one full collections every
+// half second; the mode follows the load (docs/architecture.md, "Memory").
+describe('the memory saver mode follows the load', () => {
+  const saver: MemoryModeState = { mode: 'saver', idleSamples: 0 }
+
+  it('goes off after one busy second and comes back after 30 idle ones in a row', () => {
+    expect(nextMemoryMode(saver, 0.3)).toEqual(saver)
+    const busy = nextMemoryMode(saver, 0.9)
+    expect(busy.mode).toBe('throughput')
+    let state = busy
+    for (let i = 1; i < MEMORY_MODE_POLICY.idleSamples; i++) state = nextMemoryMode(state, 0.02)
+    expect(state).toEqual({ mode: 'throughput', idleSamples: MEMORY_MODE_POLICY.idleSamples - 1 })
+    // A moderately busy second starts the count again.
+    expect(nextMemoryMode(state, 0.2)).toEqual({ mode: 'throughput', idleSamples: 0 })
+    expect(nextMemoryMode(state, 0.02)).toEqual(saver)
+  })
+
+  it('sets V8\'s flag on each change and collects once when the saver comes back', () => {
+    const loads = [0.05, 0.8, 0.9, ...Array.from({ length: MEMORY_MODE_POLICY.idleSamples }, () => 0.01)]
+    const flags: string[] = []
+    const changes: string[] = []
+    let collections = 0
+    let tick = () => {}
+    const governor = governMemoryMode({
+      utilisation: () => loads.shift()!,
+      setFlags: (flag) => flags.push(flag),
+      collect: () => collections++,
+      onChange: (mode) => changes.push(mode),
+      every: (_ms, fn) => {
+        tick = fn
+        return () => {}
+      },
+    }, true)
+    tick()
+    expect(governor.mode()).toBe('saver')
+    tick()
+    expect(governor.mode()).toBe('throughput')
+    expect(collections).toBe(0)
+    while (loads.length > 0) tick()
+    expect(governor.mode()).toBe('saver')
+    expect(flags).toEqual([MODE_FLAGS.throughput, MODE_FLAGS.saver])
+    expect(MODE_FLAGS.throughput).toContain('--no-memory-saver-mode')
+    expect(changes).toEqual(['throughput', 'saver'])
+    expect(collections).toBe(1)
+  })
+
+  it('is left alone when the operator turned the memory saver off', () => {
+    expect(startedWithMemorySaver(['--max-semi-space-size=8', '--memory-saver-mode'], '')).toBe(true)
+    expect(startedWithMemorySaver(['--memory-saver-mode'], '--no-memory-saver-mode')).toBe(false)
+    expect(startedWithMemorySaver(['--heap-growing-percent=30'], '')).toBe(false)
+    let sampled = false
+    governMemoryMode({ utilisation: () => (sampled = true, 1), every: (_ms, fn) => (fn(), () => {}) }, false)
+    expect(sampled).toBe(false)
+  })
+})
