@@ -111,9 +111,10 @@ const DeliverySchema = strict({
   /**
    * How long a conversion's first attempt waits for a platform's next request-budget window (one second) before it is
    * answered queued and sent with the next batch after the answer, in ms. A short wait answers `sent` with the
-   * platform's verdict; 0 never holds the caller.
+   * platform's verdict; 0 never holds the caller. 50 by default: under a load past a platform's budget, a longer wait
+   * becomes every answer's latency (at 250 ms the conversions benchmark's p99 was 330 ms, at 50 ms about 200).
    */
-  budgetWaitMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)), 250),
+  budgetWaitMs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000)), 50),
   /**
    * Days after a conversion was received during which a failed delivery of it may be retried from the dashboard or the
    * CLI: its IP address and user agent are kept that long, then erased, and a later retry is refused.
