@@ -1,7 +1,7 @@
 // dcgate's footprint on each database beside a bare node:http server, in one run: start-to-ready time (on a fresh
 // data dir or database, and again on the one the first start made), RSS idle after BENCH_IDLE_SECONDS, and RSS over a
 // /collect load and a conversions load of BENCH_SECONDS each (issue 26).
-// Run: npm run bench:footprint (20 s idle + 2 × (3 s warm-up + 60 s) + 35 s idle per server, about 10 minutes; BENCH_IDLE_SECONDS=5
+// Run: npm run bench:footprint (20 s idle + 2 × (3 s warm-up + 60 s) + 45 s idle per server, about 10 minutes; BENCH_IDLE_SECONDS=5
 // BENCH_SECONDS=10 for a quick run; BENCH_ROWS=bare,postgres,embedded picks rows; PostgreSQL at BENCH_DATABASE_URL or
 // postgresql://postgres@127.0.0.1:5432/postgres gets a fresh database, skipped with a note when unreachable).
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -22,7 +22,7 @@ const ROWS = new Set((process.env.BENCH_ROWS ?? 'bare,postgres,embedded').split(
 const TARGETS = { postgres: { idleMb: 150, readyS: 1.5 }, embedded: { idleMb: 350, readyS: 3 } } as const
 const FLAT = 0.1
 /** After the loads: long enough for a busy server to turn V8's memory saver back on (core/memory-mode.ts) and collect. */
-const AFTER_SECONDS = MEMORY_MODE_POLICY.idleSamples + 5
+const AFTER_SECONDS = MEMORY_MODE_POLICY.idleSamples + 15
 const COP_KEY = 'footprint-cop-key-0123456789'
 const ORIGIN = 'https://shop.example'
 const CHROME = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36'
