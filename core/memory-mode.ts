@@ -17,27 +17,34 @@ export const MODE_FLAGS: Readonly<Record<MemoryMode, string>> = {
   throughput: '--no-memory-saver-mode --heap-growing-percent=30',
 }
 
+/**
+ * One second of the process: how much of it the event loop was busy (0 to 1), and the CPU time it used as a share of
+ * one core. Busy is read from the loop, which a server under load keeps busy even when other work on the machine
+ * slows it; idle from the CPU time, which on such a machine stays low while the few timers of an idle server (and the
+ * embedded database's queries, run on the loop) take longer in wall time.
+ */
+export interface LoadSample { loop: number, cpu: number }
+
 export interface MemoryModeState {
   mode: MemoryMode
-  /** Samples in a row, in throughput mode, whose event-loop utilisation was below the idle line. */
+  /** Idle samples in a row, in throughput mode. */
   idleSamples: number
 }
 
 export const MEMORY_MODE_POLICY = {
-  /** How often the event loop's utilisation is read. */
   sampleMs: 1_000,
-  /** A second at least this busy turns the memory saver off. */
-  busyUtilisation: 0.5,
-  /** Below this, a second counts as idle. */
-  idleUtilisation: 0.1,
+  /** A second with the event loop at least half busy turns the memory saver off. */
+  busyLoop: 0.5,
+  /** A second using less than a tenth of a core counts as idle. */
+  idleCpu: 0.1,
   /** Idle seconds in a row before the memory saver comes back. */
   idleSamples: 30,
 } as const
 
-/** The next state after one sample of the event loop's utilisation (0 to 1). Pure. */
-export function nextMemoryMode(state: MemoryModeState, utilisation: number, policy = MEMORY_MODE_POLICY): MemoryModeState {
-  if (state.mode === 'saver') return utilisation >= policy.busyUtilisation ? { mode: 'throughput', idleSamples: 0 } : state
-  const idleSamples = utilisation < policy.idleUtilisation ? state.idleSamples + 1 : 0
+/** The next state after one second's sample. Pure. */
+export function nextMemoryMode(state: MemoryModeState, sample: LoadSample, policy = MEMORY_MODE_POLICY): MemoryModeState {
+  if (state.mode === 'saver') return sample.loop >= policy.busyLoop ? { mode: 'throughput', idleSamples: 0 } : state
+  const idleSamples = sample.cpu < policy.idleCpu ? state.idleSamples + 1 : 0
   return idleSamples >= policy.idleSamples ? { mode: 'saver', idleSamples: 0 } : { mode: 'throughput', idleSamples }
 }
 
@@ -57,8 +64,8 @@ export interface MemoryModeGovernor {
 
 /** What the governor reads and does; tests give their own. */
 export interface MemoryModeHooks {
-  /** Event-loop utilisation (0 to 1) since the last call. */
-  utilisation: () => number
+  /** The process since the last call. */
+  sample: () => LoadSample
   setFlags: (flags: string) => void
   collect: () => void
   onChange: (mode: MemoryMode) => void
@@ -66,13 +73,14 @@ export interface MemoryModeHooks {
 }
 
 const processHooks = (): MemoryModeHooks => {
-  let last: EventLoopUtilization = performance.eventLoopUtilization()
+  let last: { loop: EventLoopUtilization, cpu: NodeJS.CpuUsage, at: number } = { loop: performance.eventLoopUtilization(), cpu: process.cpuUsage(), at: performance.now() }
   return {
-    utilisation() {
-      const now = performance.eventLoopUtilization()
-      const { utilization } = performance.eventLoopUtilization(now, last)
+    sample() {
+      const now = { loop: performance.eventLoopUtilization(), cpu: process.cpuUsage(), at: performance.now() }
+      const cpuMs = (now.cpu.user - last.cpu.user + now.cpu.system - last.cpu.system) / 1000
+      const sample = { loop: performance.eventLoopUtilization(now.loop, last.loop).utilization, cpu: cpuMs / Math.max(1, now.at - last.at) }
       last = now
-      return utilization
+      return sample
     },
     setFlags: setFlagsFromString,
     collect: () => (globalThis as { gc?: () => void }).gc?.(),
@@ -86,16 +94,16 @@ const processHooks = (): MemoryModeHooks => {
 }
 
 /**
- * Samples the event loop every second and switches V8's mode when the load says so; back in saver mode it runs one
- * full collection (`gc`, from --expose-gc), since an idle server allocates too little for V8 to start one. Does
- * nothing unless the process started with the memory saver.
+ * Samples the process every second and switches V8's mode when the load says so; back in saver mode it runs one full
+ * collection (`gc`, from --expose-gc), since an idle server allocates too little for V8 to start one. Does nothing
+ * unless the process started with the memory saver.
  */
 export function governMemoryMode(given: Partial<MemoryModeHooks> = {}, active = startedWithMemorySaver()): MemoryModeGovernor {
   let state: MemoryModeState = { mode: 'saver', idleSamples: 0 }
   if (!active) return { mode: () => state.mode, stop: () => {} }
   const hooks = { ...processHooks(), ...given }
   const stop = hooks.every(MEMORY_MODE_POLICY.sampleMs, () => {
-    const next = nextMemoryMode(state, hooks.utilisation())
+    const next = nextMemoryMode(state, hooks.sample())
     if (next.mode !== state.mode) {
       hooks.setFlags(MODE_FLAGS[next.mode])
       if (next.mode === 'saver') hooks.collect()

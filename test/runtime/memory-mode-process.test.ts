@@ -39,5 +39,5 @@ describe.skipIf(!NODE_24)('dcgate start under load and after it', () => {
     expect(wentOff).toBe(true)
     const idleMs = MEMORY_MODE_POLICY.idleSamples * MEMORY_MODE_POLICY.sampleMs
     expect(await until(1, idleMs + 15_000)).toBe(true)
-  }, 90_000)
+  }, 150_000)
 })

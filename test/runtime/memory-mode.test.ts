@@ -7,25 +7,26 @@ describe('the memory saver mode follows the load', () => {
   const saver: MemoryModeState = { mode: 'saver', idleSamples: 0 }
 
   it('goes off after one busy second and comes back after 30 idle ones in a row', () => {
-    expect(nextMemoryMode(saver, 0.3)).toEqual(saver)
-    const busy = nextMemoryMode(saver, 0.9)
+    expect(nextMemoryMode(saver, { loop: 0.3, cpu: 0.3 })).toEqual(saver)
+    const busy = nextMemoryMode(saver, { loop: 0.9, cpu: 0.4 })
     expect(busy.mode).toBe('throughput')
     let state = busy
-    for (let i = 1; i < MEMORY_MODE_POLICY.idleSamples; i++) state = nextMemoryMode(state, 0.02)
+    // Idle is read from the CPU time: a slow loop on a machine busy with other work still counts as idle.
+    for (let i = 1; i < MEMORY_MODE_POLICY.idleSamples; i++) state = nextMemoryMode(state, { loop: 0.3, cpu: 0.02 })
     expect(state).toEqual({ mode: 'throughput', idleSamples: MEMORY_MODE_POLICY.idleSamples - 1 })
     // A moderately busy second starts the count again.
-    expect(nextMemoryMode(state, 0.2)).toEqual({ mode: 'throughput', idleSamples: 0 })
-    expect(nextMemoryMode(state, 0.02)).toEqual(saver)
+    expect(nextMemoryMode(state, { loop: 0.2, cpu: 0.2 })).toEqual({ mode: 'throughput', idleSamples: 0 })
+    expect(nextMemoryMode(state, { loop: 0.02, cpu: 0.02 })).toEqual(saver)
   })
 
   it('sets V8\'s flag on each change and collects once when the saver comes back', () => {
-    const loads = [0.05, 0.8, 0.9, ...Array.from({ length: MEMORY_MODE_POLICY.idleSamples }, () => 0.01)]
+    const loads = [0.05, 0.8, 0.9, ...Array.from({ length: MEMORY_MODE_POLICY.idleSamples }, () => 0.01)].map((share) => ({ loop: share, cpu: share }))
     const flags: string[] = []
     const changes: string[] = []
     let collections = 0
     let tick = () => {}
     const governor = governMemoryMode({
-      utilisation: () => loads.shift()!,
+      sample: () => loads.shift()!,
       setFlags: (flag) => flags.push(flag),
       collect: () => collections++,
       onChange: (mode) => changes.push(mode),
@@ -52,7 +53,7 @@ describe('the memory saver mode follows the load', () => {
     expect(startedWithMemorySaver(['--memory-saver-mode'], '--no-memory-saver-mode')).toBe(false)
     expect(startedWithMemorySaver(['--heap-growing-percent=30'], '')).toBe(false)
     let sampled = false
-    governMemoryMode({ utilisation: () => (sampled = true, 1), every: (_ms, fn) => (fn(), () => {}) }, false)
+    governMemoryMode({ sample: () => (sampled = true, { loop: 1, cpu: 1 }), every: (_ms, fn) => (fn(), () => {}) }, false)
     expect(sampled).toBe(false)
   })
 })
