@@ -71,7 +71,8 @@ export function toMetaRequest(events: readonly ConversionEvent[], options: MetaO
  * information, so such an event is never sent (the delivery records it as skipped with this reason).
  */
 export function skipReason(event: ConversionEvent): string | undefined {
-  if (Object.keys(toUserData(event)).length > 0) return undefined
+  // An IP address or user agent is customer information of itself (toUserData sends either); no need to build the rest.
+  if (event.ip || event.userAgent || Object.keys(toUserData(event)).length > 0) return undefined
   return 'the event carries no customer information (email, phone, name, address, external id, IP address, user agent, fbc or fbp) for Meta to match'
 }
 

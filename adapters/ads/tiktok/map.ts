@@ -118,16 +118,16 @@ function limitedDataUse(event: ConversionEvent): boolean {
  * the keys the reference lets the event's source carry.
  */
 function toUser(event: ConversionEvent, source: TikTokEventSource): Record<string, string> {
+  const allowed: readonly string[] = USER_KEYS_BY_SOURCE[source]
   const user: Record<string, string> = {}
-  if (event.clickIds.ttclid) user.ttclid = event.clickIds.ttclid
+  if (event.clickIds.ttclid && allowed.includes('ttclid')) user.ttclid = event.clickIds.ttclid
   for (const [key, field] of HASHED_USER_KEYS) {
     const value = event.identity[field]
-    if (isSha256Hex(value)) user[key] = value
+    if (isSha256Hex(value) && allowed.includes(key)) user[key] = value
   }
-  if (event.ip) user.ip = event.ip
-  if (event.userAgent) user.user_agent = event.userAgent
-  const allowed: readonly string[] = USER_KEYS_BY_SOURCE[source]
-  return Object.fromEntries(Object.entries(user).filter(([key]) => allowed.includes(key)))
+  if (event.ip && allowed.includes('ip')) user.ip = event.ip
+  if (event.userAgent && allowed.includes('user_agent')) user.user_agent = event.userAgent
+  return user
 }
 
 function toProperties(event: ConversionEvent): Record<string, unknown> {
