@@ -68,6 +68,8 @@ export interface Outbox {
   attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent, mode?: AttemptMode) => Promise<AttemptResult[]>
 }
 
+/** The usual plan, asked per platform of every conversion: one object, read only. */
+const SEND_NOW = Object.freeze({ kind: 'now' } as const)
 /** Requests to one platform account running at once; what arrives meanwhile joins the next request. */
 const SENDS_IN_FLIGHT = 2
 /**
@@ -166,9 +168,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     return { row, event: sending, platform, options: configured.options, note: late?.note, group: verdict.group }
   }
 
-  /** The site's configured adapter for the row's platform (a loop: asked once per delivery). */
+  /** The site's configured adapter for the row's platform (asked once per delivery: an indexed loop, no iterator). */
   const configuredFor = (siteId: string, provider: string) => {
-    for (const configured of registry.forSite(siteId, 'ad-platform')) if (configured.definition.name === provider) return configured
+    const configured = registry.forSite(siteId, 'ad-platform')
+    for (let i = 0; i < configured.length; i++) if (configured[i]!.definition.name === provider) return configured[i]
     return undefined
   }
 
@@ -251,7 +254,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const platform = platforms.get(key)
       const reopensInMs = budget.spent(key)
       // The next window opens soon enough, and the event fits its first requests: it waits, and the answer says sent.
-      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return { kind: 'now' }
+      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return SEND_NOW
       const kind = sends.waiting(key) < LATER_BACKLOG_BATCHES * platform.maxBatchSize ? 'later' : 'worker'
       return { kind, reason: queuedMessage(platform) }
     },
