@@ -101,7 +101,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const cache = createSealedCache(storage, keyring, 'cache:auth:')
   // One batching key per platform account: a site's connection to a provider.
   const platforms = new Map<string, AdPlatformDefinition<unknown>>()
-  const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
+  // Each account's key made once: asked per platform of every conversion, by plan and by send.
+  const accountKeys = new Map<string, Map<string, string>>()
+  const accountKey = (siteId: string, provider: string) => {
+    let ofSite = accountKeys.get(siteId)
+    if (!ofSite) accountKeys.set(siteId, ofSite = new Map())
+    let key = ofSite.get(provider)
+    if (key === undefined) ofSite.set(provider, key = `${siteId}\u0000${provider}`)
+    return key
+  }
   const budget = createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond)
   // Refunds go to an endpoint of their own, with its own batch size and request budget: a batching key of their own.
   const adjustmentLimits = new WeakMap<AdPlatformDefinition<unknown>, AdPlatformDefinition<unknown>>()
@@ -175,16 +183,24 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     return undefined
   }
 
-  /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable, mode: AttemptMode): Promise<Attempted> => {
-    const { row, event, platform } = item
+  /**
+   * Sends the event with whatever else is going to the same platform account, then decides the row's next state. Not
+   * an async function: its suspended frame was the largest allocation of a delivery.
+   */
+  const send = (item: Sendable, mode: AttemptMode): Promise<Attempted> => {
+    const { row, platform } = item
     const adjusting = item.adjustment !== undefined
-    const account = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
+    const account = adjusting ? `${accountKey(row.site_id, row.provider)}\u0000adjustments` : accountKey(row.site_id, row.provider)
     // Events of another request group (TikTok's offline events) never share a request with the account's others.
     const key = item.group ? `${account}${GROUP_MARK}${item.group}` : account
     platforms.set(account, limitsOf(platform, adjusting))
     platforms.set(key, limitsOf(platform, adjusting))
-    const sent = await sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined)
+    return sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined).then((sent) => toAttempted(item, sent))
+  }
+
+  /** The row's next state after its send: deferred by the budget, or the platform's verdict as the retry policy reads it. */
+  const toAttempted = (item: Sendable, sent: Sent): Attempted => {
+    const { row, event, platform } = item
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
@@ -194,7 +210,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
     }
     const { outcome, httpStatus, durationMs } = sent
-    const maxAgeDays = adjusting ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
+    const maxAgeDays = item.adjustment !== undefined ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
     const step = nextStep(outcome, row.attempts, event.occurredAt, maxAgeDays, policy)
     const update: Attempted = {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
