@@ -95,7 +95,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const plan = decideDelivery({
         mapping, hold, match, platforms: platformsOf(site.id), trust: meta.trust, deliver: meta.deliver ?? 'inline',
         chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds, waitSeconds: meta.waitSeconds,
-        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, { ...input, usOptOut }, match), consent,
+        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, { traits: input.traits, usOptOut }, match), consent,
       })
 
       const clearTraits = toClearTraits(input.traits, clearWanted(site.id, plan.providers))
