@@ -334,8 +334,8 @@ export interface Configured<K extends Kind> {
 export interface Registry {
   get: <K extends Kind>(kind: K, name: string) => ByKind<K> | undefined
   list: <K extends Kind>(kind: K) => ByKind<K>[]
-  /** The definitions a site has configured, with the site's validated options, in config order. */
-  forSite: <K extends Kind>(siteId: string, kind: K) => Configured<K>[]
+  /** The definitions a site has configured, with the site's validated options, in config order (one list, kept until the site changes). */
+  forSite: <K extends Kind>(siteId: string, kind: K) => readonly Configured<K>[]
   /** What is wrong with a site's adapter options, each problem named by its path under `prefix` (`sites[0]`). */
   checkSite: (site: SiteConfig, prefix: string) => string[]
   /**
@@ -344,6 +344,8 @@ export interface Registry {
    */
   configureSites: (sites: readonly SiteConfig[], forget?: readonly string[]) => void
 }
+
+const NONE_CONFIGURED: readonly Configured<Kind>[] = Object.freeze([])
 
 /**
  * Builds the registry from explicit definition lists and validates every site's options against
@@ -390,16 +392,28 @@ export function createRegistry(definitions: readonly AnyDefinition[], sites: Res
     return next
   }
   perSite = configureAll(sites, (index) => `sites[${index}]`)
+  // Each site's definitions of one kind, filtered once: the conversion path asks for them several times per event.
+  const byKind = new Map<string, Map<Kind, readonly Configured<Kind>[]>>()
+  const forSite = (siteId: string, kind: Kind): readonly Configured<Kind>[] => {
+    const configured = perSite.get(siteId)
+    if (!configured) return NONE_CONFIGURED
+    let kinds = byKind.get(siteId)
+    if (!kinds) byKind.set(siteId, kinds = new Map())
+    let list = kinds.get(kind)
+    if (!list) kinds.set(kind, list = Object.freeze(configured.filter((c) => c.definition.kind === kind)))
+    return list
+  }
 
   return {
     get: (kind, name) => byKey.get(`${kind}:${name}`) as never,
     list: (kind) => definitions.filter((d) => d.kind === kind) as never,
-    forSite: (siteId, kind) => (perSite.get(siteId) ?? []).filter((c) => c.definition.kind === kind) as never,
+    forSite: (siteId, kind) => forSite(siteId, kind) as never,
     checkSite: (site, prefix) => configure(site, prefix).problems,
     configureSites(changed, forget = []) {
       const next = new Map([...perSite, ...configureAll(changed, (index) => `sites[${index}]`)])
       for (const id of forget) next.delete(id)
       perSite = next
+      byKind.clear()
     },
   }
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { RunPrepared } from '../db/prepared.ts'
 import { deleteKey, findKeysByPrefix, insertKey, listSiteKeys, type KeyRow } from './queries.ts'
 
@@ -18,8 +18,9 @@ export function generatePrivateKey(): string {
   return `dcp_${randomBytes(32).toString('base64url')}`
 }
 
+/** SHA-256 hex of the key, one-shot (asked on every request with x-dc-key). */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  return hash('sha256', key, 'hex')
 }
 
 /** Creates a key; the full key is in the result and nowhere else, ever again. */

@@ -125,7 +125,7 @@ const US_STATE_CODE = /^[a-z]{2}$/
  * country is the conversion's own (traits), else the newest matched visit's (from its IP address). Elsewhere it
  * changes nothing: EU consent has its own rules (`consent.banner` and the consent gate).
  */
-export function usPrivacyOf(mode: UsPrivacyMode, input: ConversionInput & UsPrivacyInput, match: Pick<VisitMatch, 'gpc' | 'country'>): UsPrivacyDecision | undefined {
+export function usPrivacyOf(mode: UsPrivacyMode, input: Pick<ConversionInput, 'traits'> & UsPrivacyInput, match: Pick<VisitMatch, 'gpc' | 'country'>): UsPrivacyDecision | undefined {
   const signal = input.usOptOut ?? (match.gpc ? 'gpc' : undefined)
   if (!signal) return undefined
   const country = normalizeCountry(input.traits?.country) ?? match.country?.toLowerCase()

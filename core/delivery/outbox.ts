@@ -68,6 +68,8 @@ export interface Outbox {
   attempt: (rows: readonly ClaimedDelivery[], event?: ConversionEvent, mode?: AttemptMode) => Promise<AttemptResult[]>
 }
 
+/** The usual plan, asked per platform of every conversion: one object, read only. */
+const SEND_NOW = Object.freeze({ kind: 'now' } as const)
 /** Requests to one platform account running at once; what arrives meanwhile joins the next request. */
 const SENDS_IN_FLIGHT = 2
 /**
@@ -99,7 +101,15 @@ export function createOutbox(deps: OutboxDeps): Outbox {
   const cache = createSealedCache(storage, keyring, 'cache:auth:')
   // One batching key per platform account: a site's connection to a provider.
   const platforms = new Map<string, AdPlatformDefinition<unknown>>()
-  const accountKey = (siteId: string, provider: string) => `${siteId}\u0000${provider}`
+  // Each account's key made once: asked per platform of every conversion, by plan and by send.
+  const accountKeys = new Map<string, Map<string, string>>()
+  const accountKey = (siteId: string, provider: string) => {
+    let ofSite = accountKeys.get(siteId)
+    if (!ofSite) accountKeys.set(siteId, ofSite = new Map())
+    let key = ofSite.get(provider)
+    if (key === undefined) ofSite.set(provider, key = `${siteId}\u0000${provider}`)
+    return key
+  }
   const budget = createRequestBudget(storage, (key) => platforms.get(key)?.maxRequestsPerSecond)
   // Refunds go to an endpoint of their own, with its own batch size and request budget: a batching key of their own.
   const adjustmentLimits = new WeakMap<AdPlatformDefinition<unknown>, AdPlatformDefinition<unknown>>()
@@ -141,23 +151,18 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
   /** The row's final state without a platform call (skipped, or failed before one), else what to send. */
   const prepare = (row: ClaimedDelivery, event: ConversionEvent | undefined, stored: StoredConversion | undefined): AttemptUpdate | Sendable => {
-    const ended = (status: 'skipped' | 'failed', error: string, attempts: number): AttemptUpdate => ({
-      id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null,
-    })
-    // A skip is no attempt: the count the claim added is taken back.
-    const skipped = (error: string) => ended('skipped', error, Math.max(0, row.attempts - 1))
-    if (stored?.superseded_by) return skipped(supersededReason(stored.superseded_by))
-    const configured = registry.forSite(row.site_id, 'ad-platform').find((c) => c.definition.name === row.provider)
-    if (!configured) return ended('failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
-    if (!event) return ended('failed', 'conversion not found', row.attempts)
+    if (stored?.superseded_by) return skipped(row, supersededReason(stored.superseded_by))
+    const configured = configuredFor(row.site_id, row.provider)
+    if (!configured) return ended(row, 'failed', `platform ${row.provider} is no longer configured for site ${row.site_id}`, row.attempts)
+    if (!event) return ended(row, 'failed', 'conversion not found', row.attempts)
     const platform = configured.definition as AdPlatformDefinition<unknown>
     // Never sent degraded: a retry that finds the clear fields erased (a replay racing the erasure) ends failed, saying so.
-    if (row.kind !== 'adjustment' && stored?.clear_erased_at) return ended('failed', erasedReason(stored.clear_erased_at, policy.retryWindowDays), row.attempts)
+    if (row.kind !== 'adjustment' && stored?.clear_erased_at) return ended(row, 'failed', erasedReason(stored.clear_erased_at, policy.retryWindowDays), row.attempts)
     if (row.kind === 'adjustment') {
       const step = stepOf(row, event, platform, configured.options)
-      if ('skip' in step) return skipped(step.skip)
+      if ('skip' in step) return skipped(row, step.skip)
       if ('wait' in step) {
-        return { ...ended('skipped', step.wait, Math.max(0, row.attempts - 1)), status: 'pending', next_attempt_at: new Date(Date.now() + ADJUSTMENT_WAIT_MS).toISOString() }
+        return { ...skipped(row, step.wait), status: 'pending', next_attempt_at: new Date(Date.now() + ADJUSTMENT_WAIT_MS).toISOString() }
       }
       return { row, event, platform, options: configured.options, adjustment: step.item.adjustment }
     }
@@ -166,22 +171,36 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     const late = asLateLead(event, stored, platform)
     const sending = late?.event ?? event
     const verdict = platformVerdict(platform, configured.options, sending)
-    if (verdict.kind === 'broken') return ended('failed', verdict.reason, row.attempts)
-    if (verdict.kind === 'skip') return skipped(verdict.reason)
-    const group = verdict.group
-    return { row, event: sending, platform, options: configured.options, ...(late ? { note: late.note } : {}), ...(group ? { group } : {}) }
+    if (verdict.kind === 'broken') return ended(row, 'failed', verdict.reason, row.attempts)
+    if (verdict.kind === 'skip') return skipped(row, verdict.reason)
+    return { row, event: sending, platform, options: configured.options, note: late?.note, group: verdict.group }
   }
 
-  /** Sends the event with whatever else is going to the same platform account, and decides the row's next state. */
-  const send = async (item: Sendable, mode: AttemptMode): Promise<Attempted> => {
-    const { row, event, platform } = item
+  /** The site's configured adapter for the row's platform (asked once per delivery: an indexed loop, no iterator). */
+  const configuredFor = (siteId: string, provider: string) => {
+    const configured = registry.forSite(siteId, 'ad-platform')
+    for (let i = 0; i < configured.length; i++) if (configured[i]!.definition.name === provider) return configured[i]
+    return undefined
+  }
+
+  /**
+   * Sends the event with whatever else is going to the same platform account, then decides the row's next state. Not
+   * an async function: its suspended frame was the largest allocation of a delivery.
+   */
+  const send = (item: Sendable, mode: AttemptMode): Promise<Attempted> => {
+    const { row, platform } = item
     const adjusting = item.adjustment !== undefined
-    const account = `${accountKey(row.site_id, row.provider)}${adjusting ? '\u0000adjustments' : ''}`
+    const account = adjusting ? `${accountKey(row.site_id, row.provider)}\u0000adjustments` : accountKey(row.site_id, row.provider)
     // Events of another request group (TikTok's offline events) never share a request with the account's others.
     const key = item.group ? `${account}${GROUP_MARK}${item.group}` : account
     platforms.set(account, limitsOf(platform, adjusting))
     platforms.set(key, limitsOf(platform, adjusting))
-    const sent = await sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined)
+    return sends.add(key, item, mode === 'inline' ? policy.budgetWaitMs : undefined).then((sent) => toAttempted(item, sent))
+  }
+
+  /** The row's next state after its send: deferred by the budget, or the platform's verdict as the retry policy reads it. */
+  const toAttempted = (item: Sendable, sent: Sent): Attempted => {
+    const { row, event, platform } = item
     if ('deferredMs' in sent) {
       // Not attempted: the count the claim added is taken back, and the worker finds the row due after the wait.
       return {
@@ -191,17 +210,17 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       }
     }
     const { outcome, httpStatus, durationMs } = sent
-    const maxAgeDays = adjusting ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
+    const maxAgeDays = item.adjustment !== undefined ? platform.adjustments!.maxConversionAgeDays : platform.maxEventAgeDays
     const step = nextStep(outcome, row.attempts, event.occurredAt, maxAgeDays, policy)
-    const receipt = step.status === 'sent' && sent.receipt && platform.diagnostics
-      ? { delivery_id: row.id, site_id: row.site_id, provider: row.provider, receipt: sent.receipt, requested_at: new Date().toISOString(), due_at: new Date(Date.now() + platform.diagnostics.firstCheckAfterMs).toISOString() }
-      : undefined
-    return {
-      ...(receipt ? { receipt } : {}),
+    const update: Attempted = {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
       error: step.status === 'sent' ? null : step.error, duration_ms: durationMs, note: item.note ?? null,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
     }
+    if (step.status === 'sent' && sent.receipt && platform.diagnostics) {
+      update.receipt = { delivery_id: row.id, site_id: row.site_id, provider: row.provider, receipt: sent.receipt, requested_at: new Date().toISOString(), due_at: new Date(Date.now() + platform.diagnostics.firstCheckAfterMs).toISOString() }
+    }
+    return update
   }
 
   const attempt = async (rows: readonly ClaimedDelivery[], given?: ConversionEvent, mode: AttemptMode = given ? 'inline' : 'worker'): Promise<AttemptResult[]> => {
@@ -214,15 +233,21 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       deps.onError(error)
       return rows.map(interrupted)
     }
-    const updates = await Promise.all(rows.map(async (row): Promise<(AttemptUpdate & { queued?: true }) | undefined> => {
+    const recordKey = mode === 'inline' ? 'inline' : 'later'
+    const updates = await Promise.all(rows.map(async (row): Promise<Attempted | undefined> => {
       try {
         const conversion = stored?.get(row.conversion_id)
         const next = prepare(row, given ?? (conversion ? toEvent(conversion) : undefined), conversion)
-        const { queued, ...update }: Attempted = 'status' in next ? next : await send(next, mode)
-        // Inline answers wait for their record: they never queue behind a worker batch's larger statement. A receipt
-        // is noted in the same statement, so the look at the platform's later verdict (diagnostics.ts) finds the row sent.
-        await records.add(mode === 'inline' ? 'inline' : 'later', update).catch(deps.onError)
-        return queued ? { ...update, queued } : update
+        const attempted: Attempted = 'status' in next ? next : await send(next, mode)
+        try {
+          // Inline answers wait for their record: they never queue behind a worker batch's larger statement. A receipt
+          // is noted in the same statement, so the look at the platform's later verdict (diagnostics.ts) finds the row sent.
+          await records.add(recordKey, attempted.queued ? withoutQueued(attempted) : attempted)
+        }
+        catch (error) {
+          deps.onError(error)
+        }
+        return attempted
       }
       catch (error) {
         deps.onError(error)
@@ -232,7 +257,10 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     // A row without an update keeps its lease; when it runs out the worker tries again, so nothing is lost.
     return rows.map((row, i) => {
       const update = updates[i]
-      return update ? { id: row.id, provider: row.provider, status: update.status, error: update.error, ...(update.queued ? { queued: true as const } : {}) } : interrupted(row)
+      if (!update) return interrupted(row)
+      return update.queued
+        ? { id: row.id, provider: row.provider, status: update.status, error: update.error, queued: true }
+        : { id: row.id, provider: row.provider, status: update.status, error: update.error }
     })
   }
 
@@ -242,7 +270,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       const platform = platforms.get(key)
       const reopensInMs = budget.spent(key)
       // The next window opens soon enough, and the event fits its first requests: it waits, and the answer says sent.
-      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return { kind: 'now' }
+      if (!platform || reopensInMs === 0 || (reopensInMs <= policy.budgetWaitMs && sends.waiting(key) < SENDS_IN_FLIGHT * platform.maxBatchSize)) return SEND_NOW
       const kind = sends.waiting(key) < LATER_BACKLOG_BATCHES * platform.maxBatchSize ? 'later' : 'worker'
       return { kind, reason: queuedMessage(platform) }
     },
@@ -264,6 +292,21 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return rows.length
     },
   }
+}
+
+/** A row ended without a platform call. */
+function ended(row: ClaimedDelivery, status: 'skipped' | 'failed', error: string, attempts: number): AttemptUpdate {
+  return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null }
+}
+
+/** A skip is no attempt: the count the claim added is taken back. */
+function skipped(row: ClaimedDelivery, error: string): AttemptUpdate {
+  return ended(row, 'skipped', error, Math.max(0, row.attempts - 1))
+}
+
+/** The record of a row dcgate held back: `queued` is for the answer only. */
+function withoutQueued({ queued: _queued, ...update }: Attempted): AttemptUpdate {
+  return update
 }
 
 function interrupted(row: ClaimedDelivery): AttemptResult {

@@ -14,6 +14,7 @@ import { resolveEvent } from './mapping.ts'
 import { CLICK_ID_NAMES, givenClickIds, toVisitMatch } from './match.ts'
 import type { Outbox } from './outbox.ts'
 import { createBatcher } from './batcher.ts'
+import type { ClaimedDelivery } from './queries/outbox.ts'
 import { insertTogether, lookUpIntake, supersedePublic, type InsertedConversion, type InsertResult, type IntakeLookup, type LookupKey, type NewConversion } from './queries/intake.ts'
 import { siteUrlOf, toConversionRow, toDeliveryRow, toEvent } from './rows.ts'
 import type { ClickIds, Confirmation, ConversionEvent, ConversionInput } from './types.ts'
@@ -94,7 +95,7 @@ export function createConversionPipeline(deps: PipelineDeps): ConversionPipeline
       const plan = decideDelivery({
         mapping, hold, match, platforms: platformsOf(site.id), trust: meta.trust, deliver: meta.deliver ?? 'inline',
         chosenId: input.messageId !== undefined && input.messageIdGenerated !== true, publicGraceSeconds: outbox.publicGraceSeconds, waitSeconds: meta.waitSeconds,
-        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, { ...input, usOptOut }, match), consent,
+        usPrivacy: usPrivacyOf(site.config.consent.usPrivacy, { traits: input.traits, usOptOut }, match), consent,
       })
 
       const clearTraits = toClearTraits(input.traits, clearWanted(site.id, plan.providers))
@@ -134,12 +135,21 @@ const INSERTS_PER_STATEMENT = 50
 async function attemptNow(
   outbox: Outbox, stored: InsertedConversion, siteId: string, how: ReadonlyMap<string, ReturnType<Outbox['plan']>>, event: ConversionEvent,
 ): Promise<AttemptResult[]> {
-  const claimed = (kind: string) => stored.deliveries.filter((d) => (how.get(d.provider)?.kind ?? 'now') === kind)
-    .map((d) => ({ id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 }))
-  void outbox.attempt(claimed('later'), event, 'later')
-  const queued = stored.deliveries.flatMap((d) => {
+  const now: ClaimedDelivery[] = []
+  const later: ClaimedDelivery[] = []
+  const queued: AttemptResult[] = []
+  for (const d of stored.deliveries) {
     const plan = how.get(d.provider)
-    return plan && plan.kind !== 'now' ? [{ id: d.id, provider: d.provider, status: 'pending', error: plan.reason, queued: true as const }] : []
-  })
-  return [...await outbox.attempt(claimed('now'), event), ...queued]
+    const claimed = { id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 }
+    if (!plan || plan.kind === 'now') {
+      now.push(claimed)
+      continue
+    }
+    // A worker's row was not claimed by the insert: only the answer mentions it.
+    if (plan.kind === 'later') later.push(claimed)
+    queued.push({ id: d.id, provider: d.provider, status: 'pending', error: plan.reason, queued: true })
+  }
+  if (later.length > 0) void outbox.attempt(later, event, 'later')
+  const attempted = await outbox.attempt(now, event)
+  return queued.length > 0 ? [...attempted, ...queued] : attempted
 }

@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { formatIssues } from '../config/issues.ts'
 import { apiError } from './errors.ts'
 import { readTextBody } from './body.ts'
-import { cleanJsonText, inspectJson, isStorableRecord, mayHoldUnstorableText, toStorableRecord, type TextPolicy } from './text.ts'
+import { cleanJsonText, inspectJson, isStorableRecord, mayHoldUnstorableText, nestsTooDeep, toStorableRecord, type TextPolicy } from './text.ts'
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 /** `key`: x-dc-key private key; `admin`: admin bearer token on loopback; `none`: public. */
@@ -93,6 +93,7 @@ function storableRecord(route: RouteDefinition<unknown, unknown, unknown>, part:
 }
 
 function shallowEnough(route: RouteDefinition<unknown, unknown, unknown>, input: unknown): unknown {
+  if (!nestsTooDeep(input)) return input
   const problems = inspectJson(input, { strings: false })
   return problems.length ? refuse(route, 'body', problems) : input
 }

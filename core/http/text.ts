@@ -138,6 +138,36 @@ export function inspectJson(input: unknown, options: { strings: boolean, prefix?
   return [...problems]
 }
 
+/**
+ * Whether a parsed JSON value nests deeper than MAX_JSON_DEPTH: inspectJson's walk without its paths, for the body of
+ * every request (inspectJson then names the field, for the rare body that does).
+ */
+export function nestsTooDeep(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null) return false
+  const values: object[] = [input]
+  const depths: number[] = [1]
+  while (values.length > 0) {
+    const value = values.pop()!
+    const depth = depths.pop()!
+    if (depth > MAX_JSON_DEPTH) return true
+    if (Array.isArray(value)) {
+      for (const child of value as unknown[]) {
+        if (typeof child !== 'object' || child === null) continue
+        values.push(child)
+        depths.push(depth + 1)
+      }
+      continue
+    }
+    for (const key in value) {
+      const child = (value as Record<string, unknown>)[key]
+      if (typeof child !== 'object' || child === null) continue
+      values.push(child)
+      depths.push(depth + 1)
+    }
+  }
+  return false
+}
+
 /** The first field under the prefix (`properties` of `properties.a.b[0]…`): a path 32 levels deep names nothing useful. */
 function topField(path: string, prefix: string): string {
   const rest = prefix ? path.slice(prefix.length + 1) : path

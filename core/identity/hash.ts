@@ -3,7 +3,7 @@
  * SHA-256 it into the variants of HashedIdentity that the ad platforms ask for. Values that already are a SHA-256
  * hex digest are passed through, lowercased, never hashed twice.
  */
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { HashedIdentity } from '../delivery/types.ts'
 import {
   normalizeCity, normalizeCountry, normalizeEmail, normalizeEmailForGoogle, normalizeEmailForMicrosoft, normalizeEmailForReddit,
@@ -39,23 +39,24 @@ export interface HashIdentityOptions {
   defaultCountry?: string
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/
+// Either case: no character outside ASCII lowercases into [0-9a-f], so this is the lowercase test without the copy.
+const SHA256_HEX = /^[0-9a-fA-F]{64}$/
 
-/** SHA-256 of the UTF-8 bytes, as 64 lowercase hex characters. */
+/** SHA-256 of the UTF-8 bytes, as 64 lowercase hex characters (one-shot: no Hash object per value). */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex')
+  return hash('sha256', value, 'hex')
 }
 
 /** Exactly 64 hex characters, either case; nothing before or after (a longer string that contains one is not). */
 export function isSha256Hex(value: unknown): value is string {
-  return typeof value === 'string' && SHA256_HEX.test(value.toLowerCase())
+  return typeof value === 'string' && SHA256_HEX.test(value)
 }
 
 /** The input as a lowercase digest when it already is one (surrounding whitespace ignored), else undefined. */
 function preHashed(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined
-  const text = raw.trim().toLowerCase()
-  return SHA256_HEX.test(text) ? text : undefined
+  const text = raw.trim()
+  return SHA256_HEX.test(text) ? text.toLowerCase() : undefined
 }
 
 function hashWith(raw: unknown, normalize: (raw: unknown) => string | undefined): string | undefined {
@@ -73,42 +74,48 @@ function hashWith(raw: unknown, normalize: (raw: unknown) => string | undefined)
 export function hashIdentity(traits: IdentityTraits, options: HashIdentityOptions = {}): HashedIdentity {
   const ownCountry = preHashed(traits.country) ? undefined : normalizeCountry(traits.country)
   const country = ownCountry ?? normalizeCountry(options.defaultCountry)
-  const fields: HashedIdentity = {
-    ...hashEmail(traits.email),
-    ...hashPhone(traits.phone, country),
-    firstName: hashWith(traits.first_name, normalizeName),
-    lastName: hashWith(traits.last_name, normalizeName),
-    city: hashWith(traits.city, normalizeCity),
-    state: hashWith(traits.state, normalizeState),
-    zip: hashWith(traits.postal_code, raw => normalizeZip(raw, country)),
-    country: hashWith(traits.country, normalizeCountry),
-    externalId: hashWith(traits.external_id, normalizeExternalId),
-  }
   const identity: HashedIdentity = {}
-  for (const [key, value] of Object.entries(fields) as [keyof HashedIdentity, string | undefined][]) {
-    if (value !== undefined) identity[key] = value
-  }
+  hashEmail(identity, traits.email)
+  hashPhone(identity, traits.phone, country)
+  // Only the fields present are set, in this order (the order of the stored identity's keys).
+  setDefined(identity, 'firstName', hashWith(traits.first_name, normalizeName))
+  setDefined(identity, 'lastName', hashWith(traits.last_name, normalizeName))
+  setDefined(identity, 'city', hashWith(traits.city, normalizeCity))
+  setDefined(identity, 'state', hashWith(traits.state, normalizeState))
+  setDefined(identity, 'zip', hashWith(traits.postal_code, raw => normalizeZip(raw, country)))
+  setDefined(identity, 'country', hashWith(traits.country, normalizeCountry))
+  setDefined(identity, 'externalId', hashWith(traits.external_id, normalizeExternalId))
   return identity
 }
 
-type EmailVariants = Pick<HashedIdentity, 'email' | 'emailGoogle' | 'emailMicrosoft' | 'emailReddit'>
-
-function hashEmail(raw: unknown): EmailVariants {
-  const hashed = preHashed(raw)
-  if (hashed) return { email: hashed, emailGoogle: hashed, emailMicrosoft: hashed, emailReddit: hashed }
-  const email = normalizeEmail(raw)
-  if (!email) return {}
-  return {
-    email: sha256Hex(email),
-    emailGoogle: sha256Hex(normalizeEmailForGoogle(email)),
-    emailMicrosoft: sha256Hex(normalizeEmailForMicrosoft(email)),
-    emailReddit: sha256Hex(normalizeEmailForReddit(email)),
-  }
+function setDefined(identity: HashedIdentity, key: keyof HashedIdentity, value: string | undefined): void {
+  if (value !== undefined) identity[key] = value
 }
 
-function hashPhone(raw: unknown, country: string | undefined): Pick<HashedIdentity, 'phoneE164' | 'phoneDigits'> {
+/** Sets the email's four variants, or none. */
+function hashEmail(identity: HashedIdentity, raw: unknown): void {
   const hashed = preHashed(raw)
-  if (hashed) return { phoneE164: hashed, phoneDigits: hashed }
+  if (hashed) {
+    identity.email = identity.emailGoogle = identity.emailMicrosoft = identity.emailReddit = hashed
+    return
+  }
+  const email = normalizeEmail(raw)
+  if (!email) return
+  identity.email = sha256Hex(email)
+  identity.emailGoogle = sha256Hex(normalizeEmailForGoogle(email))
+  identity.emailMicrosoft = sha256Hex(normalizeEmailForMicrosoft(email))
+  identity.emailReddit = sha256Hex(normalizeEmailForReddit(email))
+}
+
+/** Sets the phone's two variants, or none. */
+function hashPhone(identity: HashedIdentity, raw: unknown, country: string | undefined): void {
+  const hashed = preHashed(raw)
+  if (hashed) {
+    identity.phoneE164 = identity.phoneDigits = hashed
+    return
+  }
   const e164 = normalizePhone(raw, country)
-  return e164 ? { phoneE164: sha256Hex(e164), phoneDigits: sha256Hex(e164.slice(1)) } : {}
+  if (!e164) return
+  identity.phoneE164 = sha256Hex(e164)
+  identity.phoneDigits = sha256Hex(e164.slice(1))
 }

@@ -38,16 +38,16 @@ export const WITHOUT_WEB_CONTEXT = 'system_generated'
 
 /** Meta's hashed customer-information keys and the HashedIdentity variant each one takes. */
 const HASHED_KEYS = [
-  ['em', 'email'],
-  ['ph', 'phoneDigits'],
-  ['fn', 'firstName'],
-  ['ln', 'lastName'],
-  ['ct', 'city'],
-  ['st', 'state'],
-  ['zp', 'zip'],
-  ['country', 'country'],
-  ['external_id', 'externalId'],
-] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
+  { key: 'em', field: 'email' },
+  { key: 'ph', field: 'phoneDigits' },
+  { key: 'fn', field: 'firstName' },
+  { key: 'ln', field: 'lastName' },
+  { key: 'ct', field: 'city' },
+  { key: 'st', field: 'state' },
+  { key: 'zp', field: 'zip' },
+  { key: 'country', field: 'country' },
+  { key: 'external_id', field: 'externalId' },
+] as const satisfies readonly { key: string, field: keyof HashedIdentity }[]
 
 type UserData = Record<string, string | string[]>
 
@@ -71,7 +71,8 @@ export function toMetaRequest(events: readonly ConversionEvent[], options: MetaO
  * information, so such an event is never sent (the delivery records it as skipped with this reason).
  */
 export function skipReason(event: ConversionEvent): string | undefined {
-  if (Object.keys(toUserData(event)).length > 0) return undefined
+  // An IP address or user agent is customer information of itself (toUserData sends either); no need to build the rest.
+  if (event.ip || event.userAgent || Object.keys(toUserData(event)).length > 0) return undefined
   return 'the event carries no customer information (email, phone, name, address, external id, IP address, user agent, fbc or fbp) for Meta to match'
 }
 
@@ -101,7 +102,7 @@ function actionSource(event: ConversionEvent): string {
 /** Hashed keys as one-element arrays (Meta takes a string or an array); anything not a SHA-256 digest is left out. */
 function toUserData(event: ConversionEvent): UserData {
   const userData: UserData = {}
-  for (const [key, field] of HASHED_KEYS) {
+  for (const { key, field } of HASHED_KEYS) {
     const value = event.identity[field]
     if (isSha256Hex(value)) userData[key] = [value]
   }

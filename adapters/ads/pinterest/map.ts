@@ -53,16 +53,16 @@ export const ACTION_SOURCE = {
 
 /** Pinterest's hashed user_data keys and the HashedIdentity variant each one takes (all arrays). */
 const HASHED_KEYS = [
-  ['em', 'email'],
-  ['ph', 'phoneDigits'],
-  ['fn', 'firstName'],
-  ['ln', 'lastName'],
-  ['ct', 'city'],
-  ['st', 'state'],
-  ['zp', 'zip'],
-  ['country', 'country'],
-  ['external_id', 'externalId'],
-] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
+  { key: 'em', field: 'email' },
+  { key: 'ph', field: 'phoneDigits' },
+  { key: 'fn', field: 'firstName' },
+  { key: 'ln', field: 'lastName' },
+  { key: 'ct', field: 'city' },
+  { key: 'st', field: 'state' },
+  { key: 'zp', field: 'zip' },
+  { key: 'country', field: 'country' },
+  { key: 'external_id', field: 'externalId' },
+] as const satisfies readonly { key: string, field: keyof HashedIdentity }[]
 
 export function toPinterestRequest(events: readonly ConversionEvent[], options: PinterestOptions): PlatformRequest {
   const base = (options.baseUrl ?? PINTEREST_API_URL).replace(/\/+$/, '')
@@ -110,7 +110,7 @@ function toServerEvent(event: ConversionEvent, options: PinterestOptions): Recor
 /** Hashed keys as one-element arrays; anything not a SHA-256 digest is left out. IP, browser and epik go plain. */
 function toUserData(event: ConversionEvent): Record<string, string | string[]> {
   const userData: Record<string, string | string[]> = {}
-  for (const [key, field] of HASHED_KEYS) {
+  for (const { key, field } of HASHED_KEYS) {
     const value = event.identity[field]
     if (isSha256Hex(value)) userData[key] = [value]
   }

@@ -45,10 +45,10 @@ export interface TikTokOptions {
 
 /** TikTok's hashed `user` keys and the HashedIdentity variant each takes (email trimmed + lowercased, phone E.164 with +). */
 const HASHED_USER_KEYS = [
-  ['email', 'email'],
-  ['phone', 'phoneE164'],
-  ['external_id', 'externalId'],
-] as const satisfies readonly (readonly [string, keyof HashedIdentity])[]
+  { key: 'email', field: 'email' },
+  { key: 'phone', field: 'phoneE164' },
+  { key: 'external_id', field: 'externalId' },
+] as const satisfies readonly { key: string, field: keyof HashedIdentity }[]
 
 export function toTrackRequest(events: readonly ConversionEvent[], options: TikTokOptions): PlatformRequest {
   const base = (options.baseUrl ?? TIKTOK_API_URL).replace(/\/+$/, '')
@@ -118,16 +118,16 @@ function limitedDataUse(event: ConversionEvent): boolean {
  * the keys the reference lets the event's source carry.
  */
 function toUser(event: ConversionEvent, source: TikTokEventSource): Record<string, string> {
-  const user: Record<string, string> = {}
-  if (event.clickIds.ttclid) user.ttclid = event.clickIds.ttclid
-  for (const [key, field] of HASHED_USER_KEYS) {
-    const value = event.identity[field]
-    if (isSha256Hex(value)) user[key] = value
-  }
-  if (event.ip) user.ip = event.ip
-  if (event.userAgent) user.user_agent = event.userAgent
   const allowed: readonly string[] = USER_KEYS_BY_SOURCE[source]
-  return Object.fromEntries(Object.entries(user).filter(([key]) => allowed.includes(key)))
+  const user: Record<string, string> = {}
+  if (event.clickIds.ttclid && allowed.includes('ttclid')) user.ttclid = event.clickIds.ttclid
+  for (const { key, field } of HASHED_USER_KEYS) {
+    const value = event.identity[field]
+    if (isSha256Hex(value) && allowed.includes(key)) user[key] = value
+  }
+  if (event.ip && allowed.includes('ip')) user.ip = event.ip
+  if (event.userAgent && allowed.includes('user_agent')) user.user_agent = event.userAgent
+  return user
 }
 
 function toProperties(event: ConversionEvent): Record<string, unknown> {

@@ -139,5 +139,13 @@ const RECORD_ATTEMPT: PreparedStatement = {
 
 export async function recordAttempt(prepared: RunPrepared, updates: readonly AttemptUpdate[]): Promise<void> {
   const receipts = updates.flatMap((u) => (u.receipt ? [u.receipt] : []))
-  await prepared(RECORD_ATTEMPT, [JSON.stringify(updates), updates.map((u) => u.id), [...new Set(updates.map((u) => u.conversion_id))], JSON.stringify(receipts)])
+  await prepared(RECORD_ATTEMPT, [JSON.stringify(updates), uuidArray(updates.map((u) => u.id)), uuidArray(new Set(updates.map((u) => u.conversion_id))), JSON.stringify(receipts)])
+}
+
+/**
+ * A uuid array in PostgreSQL's text form (`{a,b}`), for ids read from the database: a uuid needs no quoting, and
+ * node-postgres quoted and escaped each element of a JS array with two regular expressions (nine per conversion here).
+ */
+function uuidArray(ids: Iterable<string>): string {
+  return `{${[...ids].join(',')}}`
 }
