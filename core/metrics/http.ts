@@ -46,7 +46,10 @@ export function createRequestObserver(logger: ConsolaInstance) {
 
 type Labels = { method: string, route: string, status: string }
 interface Series { requests: { inc: () => void }, duration: { observe: (value: number) => void } }
-/** Label sets are few (routes × methods × statuses); their children are kept, so a request hashes no label object. */
+/**
+ * Label sets are few (routes × methods × statuses); their children are kept, so a request builds no label object
+ * (prom-client still hashes the labels inside each call).
+ */
 const SERIES = new Map<string, Series>()
 
 function seriesOf(labels: Labels): Series {
