@@ -59,13 +59,14 @@ function collectBootGarbage(): void {
 
 /** V8's memory saver off while the process is busy, back on once it has been idle (core/memory-mode.ts). */
 function followLoad(logger: ConsolaInstance) {
-  if (startedWithMemorySaver()) metrics.memorySaver.set(1)
+  const active = startedWithMemorySaver()
+  if (active) metrics.memorySaver.set(1)
   return governMemoryMode({
     onChange(mode) {
       metrics.memorySaver.set(mode === 'saver' ? 1 : 0)
       logger.debug(mode === 'saver' ? 'idle: V8 memory saver mode on' : 'busy: V8 memory saver mode off until idle')
     },
-  })
+  }, active)
 }
 
 /** Stops cleanly on SIGINT/SIGTERM; a second signal forces the exit. */

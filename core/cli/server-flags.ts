@@ -10,7 +10,8 @@
  * - `gc()`, which startServer calls once when boot is over: boot leaves some 90 MB of garbage (migrations, the
  *   parsed ASN and email lists) that an idle server would otherwise hold, as no allocation asks V8 to collect it.
  * - Full collections before the old generation doubles: under /collect it grew by 70 MB of garbage between two.
- *   Node 24's V8 has a memory saver mode for that; Node 22's has not, and grows the heap by 30 % at most instead.
+ *   Node 24's V8 has a memory saver mode for that (turned off while the server is busy: core/memory-mode.ts); Node 22's
+ *   has not, and grows the heap by 30 % at most instead.
  */
 export function serverFlags(nodeVersion = process.versions.node): string[] {
   const collection = Number(nodeVersion.split('.')[0]) >= 24 ? '--memory-saver-mode' : '--heap-growing-percent=30'

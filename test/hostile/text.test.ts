@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MAX_JSON_DEPTH, cleanJsonText, inspectJson, mayHoldUnstorableText, toStorableText, unstorableReason } from '../../core/http/text.ts'
+import { MAX_JSON_DEPTH, cleanJsonText, inspectJson, mayHoldUnstorableText, nestsTooDeep, toStorableText, unstorableReason } from '../../core/http/text.ts'
 
 // The check every route runs on its input (core/http/text.ts). The quick test of the raw JSON must never miss text
 // the walk would refuse (else such text reaches PostgreSQL), and cleaning the JSON text must give what cleaning
@@ -44,6 +44,14 @@ describe('the check for text PostgreSQL cannot store', () => {
     const atLimit = JSON.parse(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`)
     expect(inspectJson(atLimit, { strings: false })).toEqual([])
     expect(inspectJson({ a: JSON.parse(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`) }, { strings: false })).toEqual([`a: nests deeper than ${MAX_JSON_DEPTH} levels`])
+  })
+
+  it('the route table\'s quick depth check agrees with the walk at the limit', () => {
+    // Bodies pass on nestsTooDeep alone; inspectJson is asked only when it says too deep.
+    const nested = (levels: number) => JSON.parse(`${'['.repeat(levels)}${']'.repeat(levels)}`)
+    for (const value of [nested(MAX_JSON_DEPTH), { a: nested(MAX_JSON_DEPTH - 1) }, nested(MAX_JSON_DEPTH + 1), { a: nested(MAX_JSON_DEPTH) }, JSON.parse(`{"event":"Lead","properties":${'['.repeat(500_000)}${']'.repeat(500_000)}}`)]) {
+      expect(nestsTooDeep(value)).toBe(inspectJson(value, { strings: false }).length > 0)
+    }
   })
 
   it('the quick test of the raw JSON never misses what the walk would refuse', () => {
