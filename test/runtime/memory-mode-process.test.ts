@@ -16,11 +16,13 @@ describe.skipIf(!NODE_24)('dcgate start under load and after it', () => {
     const text = await fetch(`${server!.url}/metrics`).then((response) => response.text())
     return Number(/^dcgate_memory_saver_mode (\S+)$/m.exec(text)?.[1])
   }
+  // Asked every 2 s: a scrape reads the outbox gauges from the database, and asked four times a second on a loaded
+  // machine it kept the server above the idle line by itself.
   const until = async (value: number, timeoutMs: number) => {
     const deadline = Date.now() + timeoutMs
     while (Date.now() < deadline) {
       if (await saverGauge() === value) return true
-      await sleep(250)
+      await sleep(2_000)
     }
     return false
   }
@@ -38,6 +40,6 @@ describe.skipIf(!NODE_24)('dcgate start under load and after it', () => {
     await load
     expect(wentOff).toBe(true)
     const idleMs = MEMORY_MODE_POLICY.idleSamples * MEMORY_MODE_POLICY.sampleMs
-    expect(await until(1, idleMs + 15_000)).toBe(true)
-  }, 150_000)
+    expect(await until(1, idleMs + 30_000)).toBe(true)
+  }, 180_000)
 })
