@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql'
+import { createPlanGenerations, READ_PAGES_SQL } from './plan-generations.ts'
 import { queriesLimited, withLongerLimit } from './timeouts.ts'
 
 /** A statement run often enough that its parse and plan are worth keeping: SQL with $1…$n placeholders. */
@@ -12,6 +13,11 @@ export interface PreparedStatement {
    * statistics change, so one made while a table was nearly empty can keep scanning it as it grows.
    */
   reusePlan?: boolean
+  /**
+   * The tables whose size the statement's best plan depends on. Its plan is reused while they stay within a factor
+   * of two of the size it was made at, and made again when one doubles (plan-generations.ts). Implies reusePlan.
+   */
+  planFollows?: readonly string[]
   /**
    * A background statement that may scan a large table (an erasure, a retention delete): its own statement timeout
    * in ms instead of `database.statementTimeoutMs`, which is kept short so a stalled database fails requests fast.
@@ -38,17 +44,28 @@ export async function createPreparedRunner(orm: MikroORM): Promise<RunPrepared> 
   const named = !server?.version.includes('PGlite')
   const database = orm.em.getConnection()
   const limited = queriesLimited(orm)
-  return async <R extends object>(statement: PreparedStatement, values: readonly unknown[]) => {
+  const generations = createPlanGenerations(async (tables) => {
+    const rows = await run<{ pages: number }>({ name: '', text: READ_PAGES_SQL, reusePlan: false }, [tables])
+    return rows.map((row) => row.pages)
+  })
+  const nameOf = (statement: PreparedStatement): string | undefined => {
+    if (!named) return undefined
+    if (statement.planFollows) return generations.nameFor(statement.name, statement.planFollows)
+    return statement.reusePlan === false ? undefined : statement.name
+  }
+  const run = async <R extends object>(statement: PreparedStatement, values: readonly unknown[]) => {
     // Looked up per call: a reconnect (orm.close, orm.connect) replaces knex's client and its pool.
     const client = database.getKnex().client as unknown as KnexClient
     const connection = await client.acquireConnection()
     try {
-      const run = () => connection.query({ ...(named && statement.reusePlan !== false ? { name: statement.name } : {}), text: statement.text, values: [...values] })
-      const result = limited && statement.timeoutMs ? await withLongerLimit(connection, statement.timeoutMs, run) : await run()
+      const name = nameOf(statement)
+      const query = () => connection.query({ ...(name ? { name } : {}), text: statement.text, values: [...values] })
+      const result = limited && statement.timeoutMs ? await withLongerLimit(connection, statement.timeoutMs, query) : await query()
       return result.rows as R[]
     }
     finally {
       await client.releaseConnection(connection)
     }
   }
+  return run
 }
