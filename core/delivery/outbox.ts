@@ -9,6 +9,7 @@ import { observeDispatch } from '../metrics/observe.ts'
 import { asLateLead } from './late-lead.ts'
 import { createBatcher } from './batcher.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
+import { sweepInlineAttempts } from './queries/inline.ts'
 import { createRequestBudget } from './request-budget.ts'
 import { platformCredentials } from './queries/credentials.ts'
 import type { Keyring } from '../secrets/keyring.ts'
@@ -59,6 +60,11 @@ export interface Outbox {
   runDue: (account: DeliveryAccount) => Promise<number>
   /** Claims up to `limit` due deliveries of platforms no longer configured for their site, and ends them failed. */
   runOrphans: (limit: number) => Promise<number>
+  /**
+   * Writes as pending rows the deliveries held by up to `limit` conversions whose inline attempt's lease ran out
+   * (its process died before the record), so the claims find them. Returns how many conversions.
+   */
+  sweepInline: (limit: number) => Promise<number>
   /**
    * Attempts deliveries this process holds the lease on. `event` is the conversion as the caller already
    * has it (intake), which saves reading it back. Concurrent attempts to one platform account share a request.
@@ -206,7 +212,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return {
         id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
         error: queuedMessage(platform),
-        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true,
+        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true, ...heldMark(row),
       }
     }
     const { outcome, httpStatus, durationMs } = sent
@@ -216,6 +222,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
       error: step.status === 'sent' ? null : step.error, duration_ms: durationMs, note: item.note ?? null,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
+      ...heldMark(row),
     }
     if (step.status === 'sent' && sent.receipt && platform.diagnostics) {
       update.receipt = { delivery_id: row.id, site_id: row.site_id, provider: row.provider, receipt: sent.receipt, requested_at: new Date().toISOString(), due_at: new Date(Date.now() + platform.diagnostics.firstCheckAfterMs).toISOString() }
@@ -285,6 +292,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       await attempt(rows)
       return rows.length
     },
+    sweepInline: (limit) => sweepInlineAttempts(prepared, limit),
     async runOrphans(limit) {
       const configured = deps.siteIds().flatMap((siteId) => registry.forSite(siteId, 'ad-platform').map((c) => `${siteId}:${c.definition.name}`))
       const rows = await claimOrphanDeliveries(prepared, policy.leaseSeconds, limit, configured)
@@ -296,7 +304,14 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
 /** A row ended without a platform call. */
 function ended(row: ClaimedDelivery, status: 'skipped' | 'failed', error: string, attempts: number): AttemptUpdate {
-  return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null }
+  return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null, ...heldMark(row) }
+}
+
+/** A delivery its conversion holds has no row yet: its record inserts one (queries/outbox.ts). */
+const HELD = Object.freeze({ held: true } as const)
+const NOT_HELD = Object.freeze({})
+function heldMark(row: ClaimedDelivery): { held?: true } {
+  return row.held ? HELD : NOT_HELD
 }
 
 /** A skip is no attempt: the count the claim added is taken back. */

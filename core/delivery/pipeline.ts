@@ -128,7 +128,8 @@ const LOOKUPS_PER_STATEMENT = 50
 const INSERTS_PER_STATEMENT = 50
 
 /**
- * The inline attempt of the rows the insert claimed (it counted that attempt already: attempts = 1). Rows whose
+ * The inline attempt of the deliveries the insert claimed (it counted that attempt already: attempts = 1), which the
+ * conversion holds until the attempt's record writes their rows. Those whose
  * platform's request budget is used up are answered queued: claimed ones are sent after the answer with the next
  * batch, the others by the worker.
  */
@@ -140,7 +141,7 @@ async function attemptNow(
   const queued: AttemptResult[] = []
   for (const d of stored.deliveries) {
     const plan = how.get(d.provider)
-    const claimed = { id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1 }
+    const claimed = { id: d.id, conversion_id: stored.conversionId, site_id: siteId, provider: d.provider, attempts: 1, held: d.held }
     if (!plan || plan.kind === 'now') {
       now.push(claimed)
       continue

@@ -3,10 +3,12 @@ import type { Outbox } from './outbox.ts'
 
 /** Rows of platforms no longer configured claimed per round (they end failed without a request). */
 const ORPHANS = 500
+/** Conversions whose inline lease ran out swept per round. */
+const SWEEP = 500
 
 /**
  * The delivery worker: polls the outbox for due deliveries (retries, events a request budget left for later, and
- * anything a crashed process left claimed once its lease ran out). Each platform account is served by its own loop,
+ * anything a crashed process left claimed or held once its lease ran out). Each platform account is served by its own loop,
  * a claim of up to one full request at a time, so a platform with a small request budget never holds up another. A
  * job of every instance (scope `instance`): the claim skips rows another worker holds, so the instances share the
  * outbox without a lease of their own.
@@ -31,6 +33,8 @@ export function scheduleDeliveryWorker(
           onError(error)
         }
       }
+      // First the deliveries a dead process's inline attempts held, so this run's claims find them as rows.
+      await drain(() => outbox.sweepInline(SWEEP), SWEEP)
       await Promise.all([
         ...outbox.accounts().map((account) => drain(() => outbox.runDue(account), account.claim)),
         drain(() => outbox.runOrphans(ORPHANS), ORPHANS),

@@ -5,11 +5,14 @@ import { metrics } from './registry.ts'
 /** A scrape waits this long for the outbox query; a slower database leaves the gauges as they were. */
 export const SCRAPE_QUERY_TIMEOUT_MS = 2000
 
-/** Deliveries not settled yet (the partial index deliveries_unsettled_index holds exactly these rows). */
+/**
+ * Deliveries not settled yet: the rows the partial index deliveries_unsettled_index holds, and those an inline attempt
+ * holds (`all_deliveries`), so a process that died mid-attempt shows in the backlog before the worker's sweep.
+ */
 const OUTBOX_BACKLOG = {
-  name: 'dcgate_metrics_outbox',
+  name: 'dcgate_metrics_outbox_v2',
   text: `select provider, count(*)::int as pending, extract(epoch from now() - min(created_at))::float8 as oldest_seconds
-    from deliveries where status in ('pending', 'retrying') group by provider`,
+    from all_deliveries where status in ('pending', 'retrying') group by provider`,
   reusePlan: false,
   timeoutMs: SCRAPE_QUERY_TIMEOUT_MS,
 }

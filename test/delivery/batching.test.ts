@@ -62,7 +62,7 @@ async function dueRows(app: TestApp, prefix: string, count: number): Promise<voi
 
 async function statuses(app: TestApp, prefix: string): Promise<Record<string, string>> {
   const rows = await app.dcgate.database.orm.em.getConnection().execute<{ message_id: string, status: string }[]>(
-    `select c.message_id, d.status from deliveries d join conversions c on c.id = d.conversion_id where c.message_id like ? || '%'`, [prefix])
+    `select c.message_id, d.status from all_deliveries d join conversions c on c.id = d.conversion_id where c.message_id like ? || '%'`, [prefix])
   return Object.fromEntries(rows.map((r) => [r.message_id, r.status]))
 }
 

@@ -25,7 +25,7 @@ function database() {
       const key = `${r.trust}:${r.message_id}`
       if (stored.has(key)) return []
       stored.add(key)
-      return [{ n: r.n, conversion_id: `c-${key}`, id: `d-${key}`, provider: 'meta' } as unknown as R]
+      return [{ n: r.n, conversion_id: `c-${key}`, id: `d-${key}`, provider: 'meta', held: true } as unknown as R]
     })
   }
   return { prepared, statements }
@@ -38,9 +38,9 @@ describe('conversions stored together', () => {
     const results = await insertTogether(db.prepared, [item('a'), item('earlier'), item('b', 'public')])
     expect(db.statements).toEqual([['earlier'], ['a', 'earlier', 'b']])
     expect(results).toEqual([
-      { conversionId: 'c-trusted:a', deliveries: [{ id: 'd-trusted:a', provider: 'meta' }] },
+      { conversionId: 'c-trusted:a', deliveries: [{ id: 'd-trusted:a', provider: 'meta', held: true }] },
       null,
-      { conversionId: 'c-public:b', deliveries: [{ id: 'd-public:b', provider: 'meta' }] },
+      { conversionId: 'c-public:b', deliveries: [{ id: 'd-public:b', provider: 'meta', held: true }] },
     ])
   })
 

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sleep } from '../helpers/server-process.ts'
 import { startCrashServer, type CrashServer } from './crash-server.ts'
 
-// `kill -9` between accepting a conversion and delivering it loses nothing: the outbox row was committed
-// with the conversion, and after a restart the worker takes it over once the dead process's lease runs out.
-// The attempt the kill cut short is counted in the report.
+// `kill -9` between accepting a conversion and delivering it loses nothing: the delivery the inline attempt held was
+// committed with the conversion, and after a restart the worker's sweep writes it as a pending row once the dead
+// process's lease runs out, and sends it. The attempt the kill cut short is counted in the report.
 let crash: CrashServer
 let hang = true
 

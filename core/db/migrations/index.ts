@@ -32,6 +32,7 @@ import { Migration20261128120500 } from './Migration20261128120500.ts'
 import { Migration20261128130000 } from './Migration20261128130000.ts'
 import { Migration20261128140000 } from './Migration20261128140000.ts'
 import { Migration20261128150000 } from './Migration20261128150000.ts'
+import { Migration20261128200000 } from './Migration20261128200000.ts'
 
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121062221', class: Migration20261121062221 },
@@ -66,4 +67,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128130000', class: Migration20261128130000 },
   { name: 'Migration20261128140000', class: Migration20261128140000 },
   { name: 'Migration20261128150000', class: Migration20261128150000 },
+  { name: 'Migration20261128200000', class: Migration20261128200000 },
 ]

@@ -20,6 +20,8 @@ export const Conversion = defineEntity({
     // The export folds conversions that share an order id into one row (plugins/export).
     { properties: ['siteId', 'orderId'] },
     // The conversions still holding clear fields, for the erasure once their retry window has passed (clear-fields.ts).
+    // Conversions whose inline attempt holds deliveries not written yet, for the worker's sweep (core/delivery/queries/inline.ts).
+    { name: 'conversions_inline_index', expression: 'create index "conversions_inline_index" on "conversions" ("inline_until") where "inline_until" is not null' },
     { name: 'conversions_clear_fields_index', expression: 'create index "conversions_clear_fields_index" on "conversions" ("created_at") where ip is not null or user_agent is not null or clear_traits is not null' },
   ],
   properties: {
@@ -79,6 +81,13 @@ export const Conversion = defineEntity({
     refundedValue: p.double().nullable(),
     /** The refund ids already counted, so a retried webhook does not count a refund twice. */
     refundIds: p.array().columnType('text[]').nullable(),
+    /**
+     * The deliveries its inline attempt holds (id and platform each), written as rows once, in their final state, by
+     * the attempt's record; null when none is under way. Readers that must see them read `all_deliveries`.
+     */
+    inlineDeliveries: p.json<{ id: string, provider: string }[]>().nullable(),
+    /** That attempt's lease: once it has passed, the worker's sweep writes them as pending rows for a retry. */
+    inlineUntil: p.datetime(6).nullable(),
     createdAt: p.datetime(6).defaultRaw('now()'),
   },
 })

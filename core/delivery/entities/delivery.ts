@@ -1,8 +1,10 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core'
 
 /**
- * One conversion at one platform: the transactional outbox. Written with the conversion, before the
- * first attempt; a worker claims due rows with a lease (`lockedUntil`), so a crash loses nothing.
+ * One conversion at one platform: the transactional outbox. Written with the conversion when the worker is to send
+ * it; for the inline attempt the conversion holds it (`inlineDeliveries`) and the attempt's record writes this row
+ * once, in its final state. A worker claims due rows with a lease (`lockedUntil`), and sweeps the held deliveries of
+ * a process that died into rows, so a crash loses nothing.
  * A refund of a delivered conversion is a row of its own (`kind` adjustment), sent, retried and reported the same way.
  */
 export const Delivery = defineEntity({

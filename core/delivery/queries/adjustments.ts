@@ -13,12 +13,15 @@ export interface DeliveredConversion {
   refunded_value: number | null
 }
 
-/** $1 conversion ids. Each conversion's own delivery rows (not its adjustments), with the value and what was refunded. */
+/**
+ * $1 conversion ids. Each conversion's own deliveries (not its adjustments; one an inline attempt still holds, as
+ * pending), with the value and what was refunded.
+ */
 const READ_DELIVERED: PreparedStatement = {
-  name: 'dcgate_read_delivered_v1',
+  name: 'dcgate_read_delivered_v2',
   reusePlan: false,
   text: `select d.conversion_id, d.site_id, d.provider, d.status, c.value, c.currency, c.refunded_value
-    from deliveries d join conversions c on c.id = d.conversion_id
+    from all_deliveries d join conversions c on c.id = d.conversion_id
     where d.conversion_id = any($1::uuid[]) and d.kind = 'conversion'`,
 }
 

@@ -4,15 +4,16 @@ import type { PreparedStatement, RunPrepared } from '../../db/prepared.ts'
 /**
  * $1 the retry window in days, $2 at most this many conversions. Erases the clear fields of conversions received
  * longer ago than the window, none of whose deliveries is still to be attempted (a failed one may be retried only
- * within the window), and not held (a held lead is delivered when released). Oldest first, on the partial index.
+ * within the window), not held (a held lead is delivered when released), and with no inline attempt under way. Oldest
+ * first, on the partial index.
  */
 const ERASE_PAST_WINDOW: PreparedStatement = {
-  name: 'dcgate_erase_clear_fields_v1',
+  name: 'dcgate_erase_clear_fields_v2',
   reusePlan: false,
   text: `with due as (
       select c.id from conversions c
       where (c.ip is not null or c.user_agent is not null or c.clear_traits is not null) and c.created_at < now() - make_interval(days => $1::int)
-        and c.state <> 'held'
+        and c.state <> 'held' and c.inline_until is null
         and not exists (select 1 from deliveries d where d.conversion_id = c.id and d.status in ('pending', 'retrying'))
       order by c.created_at limit $2
     )

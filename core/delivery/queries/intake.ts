@@ -70,46 +70,59 @@ export async function lookUpIntake(prepared: RunPrepared, keys: readonly LookupK
 const CLAIM_COLUMNS: Partial<Record<keyof DeliveryRow, string>> = { attempts: '0', locked_until: 'null' }
 
 /**
- * Conversions and their outbox rows in one atomic statement, several conversions at once (insert-first dedupe: a
- * messageId repeated within its trust tier inserts nothing and returns no row). $1 is a JSON array with one object per
+ * Conversions and their outbox in one atomic statement, several conversions at once (insert-first dedupe: a messageId
+ * repeated within its trust tier inserts nothing and returns no row). $1 is a JSON array with one object per
  * conversion: `n` (its position), the conversion's columns, its outbox rows' shared columns (rows.ts), `providers`
- * (one outbox row each) and `inline`, whether each is claimed for the inline attempt: a platform the intake leaves to
- * the worker gets its row unclaimed (no attempt counted, no lease). The caller never puts one messageId and trust
- * twice in a statement. New ids are in time order (TIME_ORDERED_UUID), so their indexes grow at the right edge.
+ * (one delivery each) and `inline`, whether each is claimed for the inline attempt. A claimed delivery is not written
+ * as a row: the conversion holds its id and platform (`inline_deliveries`) until the lease's end (`inline_until`),
+ * and the attempt's record inserts the row once, in its final state (queries/outbox.ts; a sweep recovers a process
+ * that died meanwhile, queries/inline.ts). A skipped delivery, and one the intake leaves to the worker (unclaimed: no
+ * attempt counted, no lease), is a row at once. Each delivery's id is made here either way, in time order
+ * (TIME_ORDERED_UUID), so the indexes grow at the right edge; the caller never puts one messageId and trust twice in
+ * a statement.
  */
 const INSERT_CONVERSIONS: PreparedStatement = {
-  name: 'dcgate_insert_conversions_v2',
+  name: 'dcgate_insert_conversions_v3',
   text: `with x as (
       select * from ${recordsetOf([...CONVERSION_COLUMNS, ...DELIVERY_COLUMNS] as Column<ConversionRow & DeliveryRow>[], '$1', 'n int, providers text[], inline boolean[]')}
+    ), p as materialized (
+      select x.n, p.provider, p.inline, p.ord, ${TIME_ORDERED_UUID} as id, (p.inline and x.status = 'pending' and x.locked_until is not null) as held
+      from x cross join unnest(x.providers, x.inline) with ordinality as p(provider, inline, ord)
     ), c as (
-      insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)})
-      select ${TIME_ORDERED_UUID}, ${CONVERSION_COLUMNS.map(recordValueOf).join(', ')} from x order by x.n
+      insert into conversions (id, ${columnNames(CONVERSION_COLUMNS)}, inline_until, inline_deliveries)
+      select ${TIME_ORDERED_UUID}, ${CONVERSION_COLUMNS.map(recordValueOf).join(', ')},
+        case when h.deliveries is not null then now() + make_interval(secs => x.locked_until) end, h.deliveries
+      from x cross join lateral (
+        select jsonb_agg(jsonb_build_object('id', p.id, 'provider', p.provider) order by p.ord) as deliveries from p where p.n = x.n and p.held
+      ) h order by x.n
       on conflict (site_id, message_id, trust) do nothing returning id, site_id, message_id, trust
     ), stored as (
       select x.*, c.id as conversion_id from c join x on x.site_id = c.site_id and x.message_id = c.message_id and x.trust = c.trust
     ), d as (
       insert into deliveries (id, conversion_id, site_id, provider, ${columnNames(DELIVERY_COLUMNS)})
-      select ${TIME_ORDERED_UUID}, x.conversion_id, x.site_id, p.provider, ${DELIVERY_COLUMNS.map((column) => CLAIM_COLUMNS[column[0]] ? `case when p.inline then ${recordValueOf(column)} else ${CLAIM_COLUMNS[column[0]]} end` : recordValueOf(column)).join(', ')}
-      from stored as x cross join unnest(x.providers, x.inline) as p(provider, inline)
-      returning id, conversion_id, provider
+      select p.id, x.conversion_id, x.site_id, p.provider, ${DELIVERY_COLUMNS.map((column) => CLAIM_COLUMNS[column[0]] ? `case when p.inline then ${recordValueOf(column)} else ${CLAIM_COLUMNS[column[0]]} end` : recordValueOf(column)).join(', ')}
+      from stored as x join p on p.n = x.n where not p.held
     )
-    select s.n, s.conversion_id, d.id, d.provider from stored s left join d on d.conversion_id = s.conversion_id`,
+    select s.n, s.conversion_id, p.id, p.provider, p.held from stored s left join p on p.n = s.n order by s.n, p.ord`,
 }
 
-/** The stored conversion's id and its outbox rows; null when the messageId was already taken in its trust tier. */
-export interface InsertedConversion { conversionId: string, deliveries: { id: string, provider: string }[] }
+/**
+ * The stored conversion's id and its deliveries; null when the messageId was already taken in its trust tier. `held`:
+ * claimed for the inline attempt and held by the conversion until the attempt's record writes its row.
+ */
+export interface InsertedConversion { conversionId: string, deliveries: { id: string, provider: string, held: boolean }[] }
 
 /** A new conversion for `insertConversions`: its row, its outbox rows' shared columns, and one row per provider. */
 export interface NewConversion { conversion: ConversionRow, delivery: DeliveryRow, providers: readonly string[], inline: readonly boolean[] }
 
-/** Stores the conversions (distinct messageId and trust each) with their outbox rows; one result each, in order. */
+/** Stores the conversions (distinct messageId and trust each) with their outbox; one result each, in order. */
 export async function insertConversions(prepared: RunPrepared, items: readonly NewConversion[]): Promise<(InsertedConversion | null)[]> {
   const records = items.map((item, i) => ({ ...item.conversion, ...item.delivery, n: i + 1, providers: item.providers, inline: item.inline }))
-  const rows = await prepared<{ n: number, conversion_id: string, id: string | null, provider: string | null }>(INSERT_CONVERSIONS, [JSON.stringify(records)])
+  const rows = await prepared<{ n: number, conversion_id: string, id: string | null, provider: string | null, held: boolean | null }>(INSERT_CONVERSIONS, [JSON.stringify(records)])
   const results: (InsertedConversion | null)[] = items.map(() => null)
   for (const row of rows) {
     const result = results[row.n - 1] ??= { conversionId: row.conversion_id, deliveries: [] }
-    if (row.id !== null && row.provider !== null) result.deliveries.push({ id: row.id, provider: row.provider })
+    if (row.id !== null && row.provider !== null) result.deliveries.push({ id: row.id, provider: row.provider, held: row.held === true })
   }
   return results
 }
@@ -139,11 +152,12 @@ export async function insertTogether(prepared: RunPrepared, items: readonly NewC
 /**
  * $1 site, $2 messageId, $3 the reason. A trusted conversion was stored with the messageId a public one holds: the
  * public one's deliveries not attempted yet end skipped, so the platforms receive the trusted copy only. Clears the
- * public conversion's IP and user agent when its every delivery ended sent or skipped (a failed one may be retried). Rare: run only when the
+ * public conversion's IP and user agent when its every delivery ended sent or skipped (a failed one may be retried,
+ * and an inline attempt may still hold some, `inline_until`). Rare: run only when the
  * intake's lookup saw a public holder (the worker checks again before it sends a public conversion).
  */
 const SUPERSEDE_PUBLIC: PreparedStatement = {
-  name: 'dcgate_supersede_public_v3',
+  name: 'dcgate_supersede_public_v4',
   text: `with s as (
       update deliveries d set status = 'skipped', error = $3, locked_until = null, updated_at = now()
       from conversions p
@@ -153,6 +167,7 @@ const SUPERSEDE_PUBLIC: PreparedStatement = {
     )
     update conversions c set ip = null, user_agent = null, clear_traits = null, clear_erased_at = now()
     where c.id in (select conversion_id from s) and (c.ip is not null or c.user_agent is not null or c.clear_traits is not null)
+      and c.inline_until is null
       and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
         and o.id not in (select id from s))`,
 }

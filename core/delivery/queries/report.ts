@@ -16,7 +16,7 @@ import { erasedReason } from '../clear-fields.ts'
  * request it took (core/delivery/diagnostics.ts: Google's requestStatus), null where it says nothing later.
  */
 const LIST_DELIVERIES: PreparedStatement = {
-  name: 'dcgate_list_deliveries_v4',
+  name: 'dcgate_list_deliveries_v5',
   reusePlan: false,
   text: `select d.id, d.id as delivery_id, c.message_id, c.event, c.standard_event, d.provider, d.status, d.attempts, d.http_status, d.error,
       d.last_duration_ms, d.next_attempt_at, d.sent_at, d.created_at, d.updated_at,
@@ -25,7 +25,7 @@ const LIST_DELIVERIES: PreparedStatement = {
       c.us_privacy ->> 'mode' as us_privacy, c.consent_purposes ->> 'rule' as consent_rule, c.consent_purposes -> 'purposes' as consent_purposes, d.kind, d.refund_id, d.adjustment ->> 'type' as adjustment_type,
       (d.adjustment ->> 'value')::double precision as adjusted_value, d.note,
       (select g.diagnosis from delivery_diagnostics g where g.delivery_id = d.id) as diagnosis
-    from deliveries d join conversions c on c.id = d.conversion_id
+    from all_deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ($2::text is null or d.status = $2) order by d.created_at desc, d.id desc limit $3`,
 }
 

@@ -32,14 +32,15 @@ const WITHDRAW: PreparedStatement = {
 
 /**
  * $1 site, $2 messageId, $3 event types. Deletes the trusted conversion of the id stored from one of those types, and
- * its outbox rows, unless a delivery of it was claimed or attempted: the wait is over then, and what was sent stays
- * sent. The rows are locked first, so a worker claiming them at that moment either has them (nothing is deleted) or
+ * its outbox rows, unless a delivery of it was claimed or attempted, or an inline attempt holds some: the wait is over
+ * then, and what was sent stays sent. The rows are locked first, so a worker claiming them at that moment either has them (nothing is deleted) or
  * skips them (they are deleted).
  */
 const REMOVE: PreparedStatement = {
-  name: 'dcgate_wait_remove',
+  name: 'dcgate_wait_remove_v2',
   text: `with target as (
       select id from conversions where site_id = $1 and message_id = $2 and trust = 'trusted' and source_event_type = any($3::text[])
+        and inline_until is null
     ), locked as (
       select d.attempts, d.status, d.locked_until from deliveries d where d.conversion_id in (select id from target) for update
     ), unsent as (

@@ -43,14 +43,15 @@ const DIAGNOSIS = '(select g.diagnosis from delivery_diagnostics g where g.deliv
 
 /**
  * $1 site, $2/$3 page end (time, id), $4 from, $5 provider, $6 status, $7 event, $8 rows. Walks the
- * (site_id, created_at, id) index backwards from the page end. Planned per call: each filter changes the best plan.
+ * (site_id, created_at, id) index backwards from the page end; a delivery an inline attempt still holds shows as
+ * pending (`all_deliveries`). Planned per call: each filter changes the best plan.
  */
 const LIST_PAGE: PreparedStatement = {
-  name: 'dashboard_deliveries_page_v4',
+  name: 'dashboard_deliveries_page_v5',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
       d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}, c.value, c.currency
-    from deliveries d join conversions c on c.id = d.conversion_id
+    from all_deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and ${sqlBefore('d.created_at', 'd.id', 2)} and d.created_at >= coalesce($4::timestamptz, '-infinity')
       and ($5::text is null or d.provider = $5) and ($6::text is null or d.status = $6) and ($7::text is null or c.event = $7)
     order by d.created_at desc, d.id desc limit $8`,
@@ -85,13 +86,13 @@ export interface DeliveryDetailRow extends DeliveryListRow {
 
 /** $1 site, $2 delivery. One delivery of the site with its conversion's summary. */
 const ONE_DELIVERY: PreparedStatement = {
-  name: 'dashboard_delivery_v3',
+  name: 'dashboard_delivery_v4',
   reusePlan: false,
   text: `select d.id, ${sqlIsoTime('d.created_at')} as paging_time, d.conversion_id, c.event, c.order_id, c.message_id, d.provider, d.status,
       d.http_status, d.attempts, d.error, ${sqlIsoTime('d.next_attempt_at')} as next_attempt_at, d.kind, d.adjustment, d.note, ${DIAGNOSIS}, ${sqlIsoTime('d.sent_at')} as sent_at,
       ${sqlIsoTime('d.created_at')} as created_at, ${sqlIsoTime('d.updated_at')} as updated_at, d.last_duration_ms,
       c.source, c.standard_event, c.value, c.currency, ${sqlIsoTime('c.clear_erased_at')} as clear_erased_at
-    from deliveries d join conversions c on c.id = d.conversion_id
+    from all_deliveries d join conversions c on c.id = d.conversion_id
     where d.site_id = $1 and d.id = $2`,
 }
 

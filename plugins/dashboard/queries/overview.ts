@@ -9,11 +9,11 @@ export interface DayCount { day: string, provider: string, outcome: 'sent' | 'fa
  * waiting); refunds told to the platforms (adjustment rows) are not conversions and are left out.
  */
 const PER_DAY: PreparedStatement = {
-  name: 'dashboard_overview_per_day_v2',
+  name: 'dashboard_overview_per_day_v3',
   reusePlan: false,
   text: `select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, provider,
       case when status in ('sent', 'failed', 'skipped') then status else 'waiting' end as outcome, count(*)::int as deliveries
-    from deliveries
+    from all_deliveries
     where site_id = $1 and kind = 'conversion' and created_at >= date_trunc('day', now() at time zone 'UTC') at time zone 'UTC' - make_interval(days => $2::int - 1)
     group by 1, 2, 3 order by 1, 2, 3`,
 }

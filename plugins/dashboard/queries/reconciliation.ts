@@ -28,7 +28,7 @@ export interface ReconciliationRow {
  * platform's conversion delivery (not refunds) read once per conversion.
  */
 const RECONCILIATION: PreparedStatement = {
-  name: 'dashboard_reconciliation_v1',
+  name: 'dashboard_reconciliation_v2',
   reusePlan: false,
   text: `with orders as (
       select c.id, to_char(date_trunc('day', c.created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, c.is_bot, c.us_privacy ->> 'mode' as us_privacy
@@ -47,7 +47,7 @@ const RECONCILIATION: PreparedStatement = {
         end as reason
       from orders o cross join unnest($4::text[]) with ordinality as p(provider, position)
       left join lateral (
-        select d.status, d.error from deliveries d where d.conversion_id = o.id and d.provider = p.provider and d.kind = 'conversion' limit 1
+        select d.status, d.error from all_deliveries d where d.conversion_id = o.id and d.provider = p.provider and d.kind = 'conversion' limit 1
       ) d on true
     )
     select day, provider, count(*)::int as orders,

@@ -26,11 +26,11 @@ export interface OrderDelivery {
 
 /** $1 site, $2 conversion ids. */
 const DELIVERIES: PreparedStatement = {
-  name: 'dashboard_timeline_deliveries_v1',
+  name: 'dashboard_timeline_deliveries_v2',
   reusePlan: false,
   text: `select id, conversion_id, provider, kind, status, http_status, error, ${sqlIsoTime('created_at')} as created_at,
       ${sqlIsoTime('sent_at')} as sent_at, ${sqlIsoTime('updated_at')} as updated_at
-    from deliveries where site_id = $1 and conversion_id = any($2::uuid[]) order by created_at, id`,
+    from all_deliveries where site_id = $1 and conversion_id = any($2::uuid[]) order by created_at, id`,
 }
 
 export interface OrderVisit { session_id: string, started_at: string, landing_url: string | null, referrer: string | null, page_count: number }

@@ -21,12 +21,13 @@ const WALK = 1000
 /**
  * $1 lag in ms, $2 site, $3 how long a delivery may still be retried, in seconds. A conversion is listed once a
  * delivery is sent, at its deliveries' `created_at`: the horizon also stays before the oldest conversion still in
- * delivery (pending or retrying) with nothing sent yet, so it cannot turn up behind a client that paged past it.
+ * delivery (pending or retrying, or held by an inline attempt: `all_deliveries`) with nothing sent yet, so it cannot
+ * turn up behind a client that paged past it.
  */
 const DELIVERY_HORIZON: PreparedStatement = {
-  name: 'dcgate_export_delivery_horizon_v2',
+  name: 'dcgate_export_delivery_horizon_v3',
   text: `with walk as materialized (
-      select d.created_at, d.conversion_id from deliveries d
+      select d.created_at, d.conversion_id from all_deliveries d
       where d.site_id = $2 and d.status in ('pending', 'retrying') and d.kind = 'conversion' and d.created_at > now() - make_interval(secs => $3::float8)
       order by d.created_at limit ${WALK}
     )
