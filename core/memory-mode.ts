@@ -27,25 +27,38 @@ export interface LoadSample { loop: number, cpu: number }
 
 export interface MemoryModeState {
   mode: MemoryMode
-  /** Idle samples in a row, in throughput mode. */
+  /** Seconds since the loop was last busy, in throughput mode. */
   idleSamples: number
+  /** The CPU of those seconds, in shares of a core added up. */
+  idleCpu: number
 }
 
 export const MEMORY_MODE_POLICY = {
   sampleMs: 1_000,
   /** A second with the event loop at least half busy turns the memory saver off. */
   busyLoop: 0.5,
-  /** A second using less than a tenth of a core counts as idle. */
+  /** Seconds that used less than a tenth of a core on average count as idle. */
   idleCpu: 0.1,
-  /** Idle seconds in a row before the memory saver comes back. */
+  /** Idle seconds before the memory saver comes back. */
   idleSamples: 30,
 } as const
 
-/** The next state after one second's sample. Pure. */
+const BUSY: MemoryModeState = Object.freeze({ mode: 'throughput', idleSamples: 0, idleCpu: 0 })
+const SAVER: MemoryModeState = Object.freeze({ mode: 'saver', idleSamples: 0, idleCpu: 0 })
+
+/**
+ * The next state after one second's sample. Pure. The saver comes back after `idleSamples` seconds without a busy
+ * loop whose CPU averages under `idleCpu`; a window above it starts a new one. An average, not every second: an idle
+ * server's periodic jobs and collections took a second above the line now and then (0.16 of a core among seconds of
+ * 0.02 on a loaded machine), and with every second counted the saver did not come back for minutes.
+ */
 export function nextMemoryMode(state: MemoryModeState, sample: LoadSample, policy = MEMORY_MODE_POLICY): MemoryModeState {
-  if (state.mode === 'saver') return sample.loop >= policy.busyLoop ? { mode: 'throughput', idleSamples: 0 } : state
-  const idleSamples = sample.cpu < policy.idleCpu ? state.idleSamples + 1 : 0
-  return idleSamples >= policy.idleSamples ? { mode: 'saver', idleSamples: 0 } : { mode: 'throughput', idleSamples }
+  if (state.mode === 'saver') return sample.loop >= policy.busyLoop ? BUSY : state
+  if (sample.loop >= policy.busyLoop) return BUSY
+  const idleSamples = state.idleSamples + 1
+  const idleCpu = state.idleCpu + sample.cpu
+  if (idleSamples < policy.idleSamples) return { mode: 'throughput', idleSamples, idleCpu }
+  return idleCpu / idleSamples < policy.idleCpu ? SAVER : BUSY
 }
 
 /**
@@ -99,7 +112,7 @@ const processHooks = (): MemoryModeHooks => {
  * unless the process started with the memory saver.
  */
 export function governMemoryMode(given: Partial<MemoryModeHooks> = {}, active = startedWithMemorySaver()): MemoryModeGovernor {
-  let state: MemoryModeState = { mode: 'saver', idleSamples: 0 }
+  let state: MemoryModeState = SAVER
   if (!active) return { mode: () => state.mode, stop: () => {} }
   const hooks = { ...processHooks(), ...given }
   const stop = hooks.every(MEMORY_MODE_POLICY.sampleMs, () => {
