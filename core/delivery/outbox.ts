@@ -212,7 +212,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       return {
         id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: 'pending', attempts: Math.max(0, row.attempts - 1), http_status: null,
         error: queuedMessage(platform),
-        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true, ...heldMark(row),
+        duration_ms: null, next_attempt_at: new Date(Date.now() + sent.deferredMs).toISOString(), sent_at: null, queued: true, held: row.held,
       }
     }
     const { outcome, httpStatus, durationMs } = sent
@@ -222,7 +222,7 @@ export function createOutbox(deps: OutboxDeps): Outbox {
       id: row.id, conversion_id: row.conversion_id, provider: row.provider, status: step.status, attempts: row.attempts, http_status: httpStatus,
       error: step.status === 'sent' ? null : step.error, duration_ms: durationMs, note: item.note ?? null,
       next_attempt_at: step.status === 'retrying' ? step.nextAttemptAt.toISOString() : null, sent_at: step.status === 'sent' ? new Date().toISOString() : null,
-      ...heldMark(row),
+      held: row.held,
     }
     if (step.status === 'sent' && sent.receipt && platform.diagnostics) {
       update.receipt = { delivery_id: row.id, site_id: row.site_id, provider: row.provider, receipt: sent.receipt, requested_at: new Date().toISOString(), due_at: new Date(Date.now() + platform.diagnostics.firstCheckAfterMs).toISOString() }
@@ -304,15 +304,9 @@ export function createOutbox(deps: OutboxDeps): Outbox {
 
 /** A row ended without a platform call. */
 function ended(row: ClaimedDelivery, status: 'skipped' | 'failed', error: string, attempts: number): AttemptUpdate {
-  return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null, ...heldMark(row) }
+  return { id: row.id, conversion_id: row.conversion_id, provider: row.provider, status, attempts, http_status: null, error, duration_ms: null, next_attempt_at: null, sent_at: null, held: row.held }
 }
 
-/** A delivery its conversion holds has no row yet: its record inserts one (queries/outbox.ts). */
-const HELD = Object.freeze({ held: true } as const)
-const NOT_HELD = Object.freeze({})
-function heldMark(row: ClaimedDelivery): { held?: true } {
-  return row.held ? HELD : NOT_HELD
-}
 
 /** A skip is no attempt: the count the claim added is taken back. */
 function skipped(row: ClaimedDelivery, error: string): AttemptUpdate {
