@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PLATFORMS, startAllPlatforms, type PlatformName } from '../fakes/all-platforms.ts'
+import { measureRowFloor, type Floor } from './pg-floor.ts'
 import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, gcSummary, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load, createKey, purchaseBody } from './support.ts'
 
 const platforms = await startAllPlatforms()
@@ -14,11 +15,21 @@ const TWO: readonly PlatformName[] = ['meta', 'google_ads']
 const ROWS = new Set((process.env.BENCH_ROWS ?? 'bare,postgres,postgres8,embedded').split(','))
 const results: Figures[] = []
 const requestsPerConversion = new Map<string, number>()
+let floor: Floor | null = null
 if (ROWS.has('bare')) results.push(await benchBare())
 for (const [row, label, connected] of [['postgres', 'dcgate on PostgreSQL', TWO], ['postgres8', 'PostgreSQL, 8 platforms', PLATFORMS]] as const) {
   if (!ROWS.has(row)) continue
   const pgUrl = await freshPostgres()
-  if (pgUrl) results.push(await benchDcgate(label, pgUrl.url, connected).finally(pgUrl.drop))
+  if (pgUrl) {
+    try {
+      results.push(await benchDcgate(label, pgUrl.url, connected))
+      // On the database dcgate has just filled: the rows its conversions left, and nothing else (pg-floor.ts).
+      if (row === 'postgres8') floor = await measureRowFloor(pgUrl.url, new URL(pgUrl.url).pathname.slice(1), SECONDS)
+    }
+    finally {
+      await pgUrl.drop()
+    }
+  }
   else console.log(`PostgreSQL at ${PG_URL} unreachable: the row "${label}" is skipped`)
 }
 if (ROWS.has('embedded')) results.push(await benchDcgate('dcgate on embedded PGlite', undefined, TWO))
@@ -102,6 +113,10 @@ function print(rows: Figures[]): void {
   const verdict = (label: string, perSecond: number, p99: number) => {
     const row = rows.find((r) => r.label === label)
     if (row) console.log(`target ${label}: >= ${perSecond} conv/s and p99 < ${p99} ms: ${row.perSecond >= perSecond && row.p99 < p99 ? 'PASS' : 'BELOW TARGET'}`)
+  }
+  const eight = rows.find((r) => r.label === 'PostgreSQL, 8 platforms')
+  if (floor && eight) {
+    console.log(`the rows alone, same database, same run (a conversion and its eight sent deliveries, every index, synchronous commit, 5 per statement, 4 connections): ${Math.round(floor.perSecond)} conv/s, postgres cpu ${floor.postgresCpuMs.toFixed(3)} ms/conv; dcgate's ${eight.postgresCpuMs.toFixed(3)} is ${(eight.postgresCpuMs / floor.postgresCpuMs).toFixed(2)}× the floor`)
   }
   verdict('dcgate on PostgreSQL', 500, 100)
   verdict('PostgreSQL, 8 platforms', 1000, 150)

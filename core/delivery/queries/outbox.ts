@@ -127,14 +127,23 @@ export interface AttemptUpdate {
  *   index and its dead entries.
  */
 const RECORD_ATTEMPT: PreparedStatement = {
-  name: 'dcgate_record_attempt_v7',
+  name: 'dcgate_record_attempt_v8',
   // Its generic plan, made on a fresh database, kept a sequential scan of deliveries as the table grew (761 blocks a
   // call): it is made again each time a table doubles. Planned per call, it cost a third of its CPU (plan-generations.ts).
   planFollows: ['deliveries', 'conversions'],
+  // Linear in the size of the record: a record gathers every attempt that ended while the one before it ran, 300
+  // conversions at a time under load. The conversions are read once, by their key (`cs`), and each one's states are
+  // counted once (`vc`): counting them with a scan of `v` per conversion, and finding each conversion again per
+  // delivery, made a record of 988 deliveries take 261 ms (docs/architecture.md, "A record that grew with its batch").
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
     v as (
       select x.* from async_commit, json_to_recordset($1::json) as x(id uuid, conversion_id uuid, provider text, held boolean, status text,
         attempts int, http_status int, error text, duration_ms int, next_attempt_at timestamptz, sent_at timestamptz, note text)
+    ), vc as materialized (
+      select conversion_id, count(*) filter (where held) as held, bool_and(status in ('sent', 'skipped')) as ended_well, array_agg(id) as ids
+      from v group by conversion_id
+    ), cs as materialized (
+      select c.id, c.site_id, c.created_at, c.inline_deliveries from unnest($3::uuid[]) as k(id) join conversions c on c.id = k.id
     ), u as (
       update deliveries d set status = v.status, attempts = v.attempts, http_status = v.http_status, error = v.error,
         last_duration_ms = v.duration_ms, locked_until = null, next_attempt_at = coalesce(v.next_attempt_at, now()),
@@ -143,24 +152,24 @@ const RECORD_ATTEMPT: PreparedStatement = {
     ), i as (
       insert into deliveries (id, conversion_id, site_id, provider, status, attempts, http_status, error, last_duration_ms,
         next_attempt_at, sent_at, note, created_at, updated_at)
-      select v.id, c.id, c.site_id, v.provider, v.status, v.attempts, v.http_status, v.error, v.duration_ms,
-        coalesce(v.next_attempt_at, now()), v.sent_at, v.note, c.created_at, now()
-      from v join conversions c on c.id = v.conversion_id where v.held and c.id = any($3::uuid[])
+      select v.id, cs.id, cs.site_id, v.provider, v.status, v.attempts, v.http_status, v.error, v.duration_ms,
+        coalesce(v.next_attempt_at, now()), v.sent_at, v.note, cs.created_at, now()
+      from v join cs on cs.id = v.conversion_id where v.held
       on conflict (id) do update set status = excluded.status, attempts = excluded.attempts, http_status = excluded.http_status,
         error = excluded.error, last_duration_ms = excluded.last_duration_ms, locked_until = null,
         next_attempt_at = excluded.next_attempt_at, sent_at = excluded.sent_at, note = excluded.note, updated_at = now()
     ), receipts as (
       ${receiptsInsert(4)}
     ), s as materialized (
-      select c.id,
+      select cs.id,
         -- Usually every held delivery of the conversion is in this record; only when not are the others looked up.
-        (jsonb_array_length(coalesce(c.inline_deliveries, '[]')) = (select count(*) from v where v.conversion_id = c.id and v.held)
-          or not exists (select 1 from jsonb_to_recordset(c.inline_deliveries) as h(id uuid)
-            where h.id not in (select id from v) and not exists (select 1 from deliveries o where o.id = h.id))) as recorded,
-        not exists (select 1 from v where v.conversion_id = c.id and v.status not in ('sent', 'skipped'))
-          and not exists (select 1 from deliveries o where o.conversion_id = c.id and o.status not in ('sent', 'skipped')
-            and o.id not in (select id from v)) as settled
-      from conversions c where c.id = any($3::uuid[])
+        (jsonb_array_length(coalesce(cs.inline_deliveries, '[]')) = coalesce(vc.held, 0)
+          or not exists (select 1 from jsonb_to_recordset(cs.inline_deliveries) as h(id uuid)
+            where h.id <> all(coalesce(vc.ids, '{}')) and not exists (select 1 from deliveries o where o.id = h.id))) as recorded,
+        coalesce(vc.ended_well, true)
+          and not exists (select 1 from deliveries o where o.conversion_id = cs.id and o.status not in ('sent', 'skipped')
+            and o.id <> all(coalesce(vc.ids, '{}'))) as settled
+      from cs left join vc on vc.conversion_id = cs.id
     )
     update conversions c set inline_until = null, inline_deliveries = null,
       ip = case when s.settled then null else c.ip end, user_agent = case when s.settled then null else c.user_agent end,
