@@ -89,14 +89,19 @@ export async function startDcgate(config: object, databaseUrl: string | undefine
   return dcgate
 }
 
-/** A bare h3 app in its own process, served like dcgate (h3's serve, srvx on node:http), with one POST route. */
+/**
+ * A bare h3 app in its own process, served like dcgate (h3's serve, srvx on node:http), with one POST route;
+ * BENCH_CPU_PROF profiles it too, to set its functions beside dcgate's.
+ */
 export async function startBareH3(path: string, handlerSource: string): Promise<{ url: string, child: ChildProcess }> {
   const port = 3900 + Math.floor(Math.random() * 90)
   const source = `import { H3, serve, readBody } from 'h3'
 const app = new H3()
 app.post('${path}', ${handlerSource})
-serve(app, { port: ${port}, hostname: '127.0.0.1', silent: true, gracefulShutdown: false })`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: ROOT, stdio: 'ignore' })
+serve(app, { port: ${port}, hostname: '127.0.0.1', silent: true, gracefulShutdown: false })${process.env.BENCH_CPU_PROF ? `
+process.on('SIGTERM', () => process.exit(0)) // a normal exit writes the profile` : ''}`
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []
+  const child = spawn(process.execPath, [...profile, '--input-type=module', '-e', source], { cwd: ROOT, stdio: 'ignore' })
   await waitFor(`http://127.0.0.1:${port}${path}`, 'POST')
   return { url: `http://127.0.0.1:${port}${path}`, child }
 }
