@@ -134,7 +134,7 @@ const RECORD_ATTEMPT: PreparedStatement = {
   // Linear in the size of the record: a record gathers every attempt that ended while the one before it ran, 300
   // conversions at a time under load. The conversions are read once, by their key (`cs`), and each one's states are
   // counted once (`vc`): counting them with a scan of `v` per conversion, and finding each conversion again per
-  // delivery, made a record of 988 deliveries take 261 ms (docs/architecture.md, "A record that grew with its batch").
+  // delivery, made a record of 988 deliveries take 261 ms (docs/architecture.md, "Statements that grew faster than their batch").
   text: `with async_commit as materialized (select set_config('synchronous_commit', 'off', true)),
     v as (
       select x.* from async_commit, json_to_recordset($1::json) as x(id uuid, conversion_id uuid, provider text, held boolean, status text,

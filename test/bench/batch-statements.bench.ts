@@ -1,9 +1,10 @@
-// What one record statement costs per conversion as its batch grows. Under load a record carries every attempt that
-// ended while the one before it ran (hundreds of conversions), so a statement whose work grows faster than its batch
-// costs most exactly when the server is busiest. Stores BENCH_PREFILL conversions first (default 10,000, each with
-// eight sent deliveries), then for each batch size stores that many conversions whose eight deliveries an inline
-// attempt holds, and times the one record that settles them all (one connection, nothing else running).
-// Run: npm run bench:record-batch (needs PostgreSQL at BENCH_DATABASE_URL, like the other benches).
+// What the intake's insert and the attempt's record cost per conversion as their batch grows. Under load each carries
+// everything that gathered while the one before it ran (a record: hundreds of conversions), so a statement whose work
+// grows faster than its batch costs most exactly when the server is busiest. Stores BENCH_PREFILL conversions first
+// (default 10,000, each with eight sent deliveries), then for each batch size times one insert of that many
+// conversions whose eight deliveries an inline attempt holds, and the one record that settles them all (one
+// connection, nothing else running).
+// Run: npm run bench:batch-statements (needs PostgreSQL at BENCH_DATABASE_URL, like the other benches).
 import pg from 'pg'
 import { insertConversions, type NewConversion } from '../../core/delivery/queries/intake.ts'
 import { recordAttempt, type AttemptUpdate } from '../../core/delivery/queries/outbox.ts'
@@ -34,10 +35,10 @@ try {
   const prepared: RunPrepared = async <R extends object>(statement: { text: string }, values: readonly unknown[]) => (await client.query({ text: statement.text, values: [...values] })).rows as R[]
   try {
     let n = 0
-    const store = async (count: number) => {
+    const store = async (count: number, perStatement = 50) => {
       const stored = []
-      for (let i = 0; i < count; i += 50) {
-        const items = Array.from({ length: Math.min(50, count - i) }, () => newConversion(`m-${n++}`))
+      for (let i = 0; i < count; i += perStatement) {
+        const items = Array.from({ length: Math.min(perStatement, count - i) }, () => newConversion(`m-${n++}`))
         stored.push(...(await insertConversions(prepared, items)).map((row) => row!))
       }
       return stored
@@ -45,17 +46,21 @@ try {
     const settle = (stored: Awaited<ReturnType<typeof store>>) => recordAttempt(prepared, stored.flatMap((row) => row.deliveries.map((d) => sent(d, row.conversionId))))
     for (let i = 0; i < PREFILL; i += 500) await settle(await store(Math.min(500, PREFILL - i)))
     await client.query('vacuum analyze conversions, deliveries')
-    console.log(`record statement, ${PREFILL} conversions stored first, eight deliveries each; load average ${loadAverage()}`)
-    console.log('conversions in the record   ms per record (rounds)          ms per conversion (best)')
+    console.log(`insert and record statements, ${PREFILL} conversions stored first, eight deliveries each; load average ${loadAverage()}`)
+    console.log('conversions in the statement   insert ms (rounds)              ms/conv   record ms (rounds)              ms/conv (best)')
     for (const size of SIZES) {
-      const times: number[] = []
+      const inserts: number[] = []
+      const records: number[] = []
       for (let round = 0; round < ROUNDS; round++) {
-        const stored = await store(size)
-        const started = performance.now()
+        let started = performance.now()
+        const stored = await store(size, size)
+        inserts.push(performance.now() - started)
+        started = performance.now()
         await settle(stored)
-        times.push(performance.now() - started)
+        records.push(performance.now() - started)
       }
-      console.log(`${String(size).padStart(26)}   ${times.map((t) => t.toFixed(1)).join(' / ').padEnd(30)}   ${(Math.min(...times) / size).toFixed(3)}`)
+      const column = (times: number[]) => `${times.map((t) => t.toFixed(1)).join(' / ').padEnd(30)}   ${(Math.min(...times) / size).toFixed(3).padStart(7)}`
+      console.log(`${String(size).padStart(29)}   ${column(inserts)}   ${column(records)}`)
     }
   }
   finally {
