@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PLATFORMS, startAllPlatforms, type PlatformName } from '../fakes/all-platforms.ts'
-import { measureRowFloor, type Floor } from './pg-floor.ts'
+import { CLIENTS, PER_STATEMENT, measureRowFloor, type Floor } from './pg-floor.ts'
 import { CONNECTIONS, PG_URL, SECONDS, WARMUP_SECONDS, freshPostgres, gcSummary, loadAverage, measure, printRssSamples, printTable, startBareH3, startDcgate, stopProcess, type Figures, type Load, createKey, purchaseBody } from './support.ts'
 
 const platforms = await startAllPlatforms()
@@ -116,7 +116,7 @@ function print(rows: Figures[]): void {
   }
   const eight = rows.find((r) => r.label === 'PostgreSQL, 8 platforms')
   if (floor && eight) {
-    console.log(`the rows alone, same database, same run (a conversion and its eight sent deliveries, every index, synchronous commit, 5 per statement, 4 connections): ${Math.round(floor.perSecond)} conv/s, postgres cpu ${floor.postgresCpuMs.toFixed(3)} ms/conv; dcgate's ${eight.postgresCpuMs.toFixed(3)} is ${(eight.postgresCpuMs / floor.postgresCpuMs).toFixed(2)}× the floor`)
+    console.log(`the rows alone, same database, same run (a conversion and its eight sent deliveries, every index, synchronous commit, ${PER_STATEMENT} per statement, ${CLIENTS} connections): ${Math.round(floor.perSecond)} conv/s, postgres cpu ${floor.postgresCpuMs.toFixed(3)} ms/conv; dcgate's ${eight.postgresCpuMs.toFixed(3)} is ${(eight.postgresCpuMs / floor.postgresCpuMs).toFixed(2)}× the floor`)
   }
   verdict('dcgate on PostgreSQL', 500, 100)
   verdict('PostgreSQL, 8 platforms', 1000, 150)

@@ -4,12 +4,12 @@
 // No lookup, no record, no update: what dcgate's figure cannot go below while it keeps a row per delivery.
 import pg from 'pg'
 import { TIME_ORDERED_UUID } from '../../core/db/time-ordered-uuid.ts'
-import { postgresCpuMs } from './support.ts'
+import { cpuSince, postgresCpuMs } from './support.ts'
 
 export interface Floor { conversions: number, perSecond: number, postgresCpuMs: number }
 
-const PER_STATEMENT = 5
-const CLIENTS = 4
+export const PER_STATEMENT = 5
+export const CLIENTS = 4
 
 /** Inserts copies of a stored conversion with eight deliveries for `seconds`; null when the database holds none. */
 export async function measureRowFloor(url: string, database: string, seconds: number): Promise<Floor | null> {
@@ -35,9 +35,7 @@ export async function measureRowFloor(url: string, database: string, seconds: nu
     }))
     const elapsed = (performance.now() - started) / 1000
     const conversions = statements * PER_STATEMENT
-    let spent = 0
-    for (const [key, ms] of postgresCpuMs(database)) spent += ms - (cpu.get(key) ?? 0)
-    return { conversions, perSecond: conversions / elapsed, postgresCpuMs: spent / conversions }
+    return { conversions, perSecond: conversions / elapsed, postgresCpuMs: cpuSince(cpu, postgresCpuMs(database)) / conversions }
   }
   finally {
     await Promise.all(clients.map((client) => client.end()))

@@ -279,7 +279,7 @@ export function postgresCpuMs(database?: string): Map<string, number> {
 }
 
 /** CPU ms the processes spent since `before`: a new one counts whole, one that exited meanwhile is missed (not subtracted). */
-function cpuSince(before: ReadonlyMap<string, number>, now: ReadonlyMap<string, number>): number {
+export function cpuSince(before: ReadonlyMap<string, number>, now: ReadonlyMap<string, number>): number {
   let total = 0
   for (const [key, ms] of now) total += ms - (before.get(key) ?? 0)
   return total
