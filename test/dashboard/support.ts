@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { TestApp } from '../helpers/app.ts'
+import { mailedLinks } from '../helpers/outbox.ts'
+
+export { mailedLinks }
 
 export interface Answer { status: number, text: string, headers: Headers }
 
@@ -70,21 +71,6 @@ export function uniqueEmail(local: string, domain: string): string {
 
 export function csrfOf(page: string): string {
   return /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? ''
-}
-
-/** The sign-in links mailed to `email` (the outbox: no SMTP configured), oldest first. */
-export function mailedLinks(dataDir: string, email: string): string[] {
-  const dir = join(dataDir, 'outbox')
-  let files: string[] = []
-  try {
-    files = readdirSync(dir).sort()
-  }
-  catch {
-    return []
-  }
-  return files.map((file) => readFileSync(join(dir, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '='))
-    .filter((mail) => mail.toLowerCase().includes(`to: ${email}`))
-    .flatMap((mail) => [...mail.matchAll(/https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/g)].map((match) => match[0]))
 }
 
 /** The newest link mailed to `email` once more than `before` were, waiting for the mail (sent after the answer). */

@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
+import { mailParts } from '../helpers/outbox.ts'
 
 export interface ReceivedMail {
   from: string
@@ -43,7 +44,7 @@ export async function startSmtp(): Promise<TestSmtp> {
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8')
-        const decoded = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+        const decoded = mailParts(raw).join('\n')
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),

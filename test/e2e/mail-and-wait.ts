@@ -1,8 +1,7 @@
 /** What the dashboard's browser tests share: signing in with the emailed link (read from the outbox), and waiting. */
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { mailedLinks } from '../helpers/outbox.ts'
 
 /** Polls wait this long: a loaded 2-core machine may take seconds to answer a form. */
 export const SLOW = { timeout: 20_000, interval: 100 }
@@ -14,27 +13,10 @@ export async function signInByEmailedLink(page: Page, server: { url: string, dat
   await page.getByRole('button', { name: 'Email me a sign-in link' }).click()
   await expect.poll(() => page.getByRole('heading', { name: 'Check your email' }).count(), SLOW).toBe(1)
   let link = ''
-  await until(() => Boolean(link = mailedLink(server.dataDir)), 'the sign-in mail in the outbox')
+  await until(() => Boolean(link = mailedLinks(server.dataDir, email)[0] ?? ''), 'the sign-in mail in the outbox')
   const url = new URL(link)
   await page.goto(`${server.url}${url.pathname}${url.search}`)
   await page.getByRole('button', { name: 'Sign in' }).click()
-}
-
-/** The newest-found sign-in link in `<dataDir>/outbox` (no SMTP configured), or '' while none was written. */
-export function mailedLink(dataDir: string): string {
-  let files: string[] = []
-  try {
-    files = readdirSync(join(dataDir, 'outbox'))
-  }
-  catch {
-    return ''
-  }
-  for (const file of files) {
-    const text = readFileSync(join(dataDir, 'outbox', file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')
-    const match = /https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/.exec(text)
-    if (match) return match[0]
-  }
-  return ''
 }
 
 /** Polls `check` until it holds, or throws naming `what` after `deadlineMs`. */
