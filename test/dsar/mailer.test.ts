@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createConsola } from 'consola'
 import { createMailer, MailAddressError } from '../../core/mail/mailer.ts'
 import { maskEmail } from '../../core/mail/mask.ts'
+import { outboxMails } from '../helpers/outbox.ts'
 import { tempDir } from '../helpers/server-process.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { startSmtp } from './smtp.ts'
@@ -150,20 +151,18 @@ describe('the embedded default, no SMTP configured', () => {
     apps.push(app)
     expect((await publicRequest(app, { email: 'outbox.person@example.com', cop_key: copKey(app, 'shop') })).status).toBe(200)
     expect((await publicRequest(app, { email: 'bystander@example.com', cop_key: copKey(app, 'shop') })).status).toBe(200)
-    const outbox = join(app.dataDir, 'outbox')
     const link = /http:\/\/localhost:3000\/public\/dsar\/confirm\?token=[A-Za-z0-9_%-]+/
-    const read = () => { try { return readdirSync(outbox).map((file) => readFileSync(join(outbox, file), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=')) } catch { return [] } }
-    const mailTo = (address: string) => read().filter((eml) => eml.includes(`To: ${address}`))
+    const mailTo = (address: string) => outboxMails(app.dataDir).filter((mail) => mail.raw.includes(`To: ${address}`))
     // Written in the background: wait for the whole messages.
-    await expect.poll(() => read().filter((eml) => link.test(eml)).length).toBe(2)
-    const confirm = link.exec(mailTo('outbox.person@example.com')[0]!)![0]
+    await expect.poll(() => outboxMails(app.dataDir).filter((mail) => link.test(mail.decoded)).length).toBe(2)
+    const confirm = link.exec(mailTo('outbox.person@example.com')[0]!.decoded)![0]
     const click = await confirmByButton(app, confirm)
     expect(click.status).toBe(303)
     const proof = await (await app.request(new URL(click.headers.get('location')!).pathname.replace('/status/', '/proof/'))).json()
     expect(proof).toMatchObject({ status: 'completed', maskedEmail: 'o***@e***.com' })
     expect(proof.merchant_log).toContainEqual(expect.objectContaining({ event: 'erased', detail: 'outbox_mails', records: 1 }))
     // The confirmation (with its link) is gone; the completion mail is written after the erasure; the bystander's stays.
-    await expect.poll(() => mailTo('outbox.person@example.com').map((eml) => /^Subject: (.*)$/m.exec(eml)![1])).toEqual(['Your data at Shop has been deleted'])
+    await expect.poll(() => mailTo('outbox.person@example.com').map((mail) => /^Subject: (.*)$/m.exec(mail.raw)![1])).toEqual(['Your data at Shop has been deleted'])
     expect(mailTo('bystander@example.com')).toHaveLength(1)
   })
 })

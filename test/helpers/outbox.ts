@@ -3,12 +3,14 @@ import { join } from 'node:path'
 
 const LINK = /https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/
 
+/** A message in the outbox: as written, and its parts' text decoded (mailParts). */
+export interface OutboxMail { raw: string, decoded: string }
+
 /**
- * The sign-in links in `<dataDir>/outbox` (no SMTP configured), one per mail, oldest file name first; only to `to`
- * when given. Only finished messages count (the outbox writes `<name>.eml.part`, then renames it), and a file that
- * vanishes between the listing and the read is skipped.
+ * The finished messages in `<dataDir>/outbox` (no SMTP configured), oldest file name first. The outbox writes
+ * `<name>.eml.part`, then renames it, so only .eml files count; a file that vanishes after the listing is skipped.
  */
-export function mailedLinks(dataDir: string, to?: string): string[] {
+export function outboxMails(dataDir: string): OutboxMail[] {
   const dir = join(dataDir, 'outbox')
   let files: string[] = []
   try {
@@ -17,15 +19,15 @@ export function mailedLinks(dataDir: string, to?: string): string[] {
   catch {
     return []
   }
-  const links: string[] = []
-  for (const file of files) {
-    const mail = readMail(join(dir, file))
-    if (!mail || (to && !mail.toLowerCase().includes(`to: ${to.toLowerCase()}`))) continue
-    // The text part comes first; the HTML alternative repeats the same link.
-    const link = mailParts(mail).map((part) => LINK.exec(part)?.[0]).find(Boolean)
-    if (link) links.push(link)
-  }
-  return links
+  return files.map((file) => readMail(join(dir, file))).filter((raw) => raw !== '')
+    .map((raw) => ({ raw, decoded: mailParts(raw).join('\n') }))
+}
+
+/** The sign-in links in the outbox, one per mail (the HTML alternative repeats it), only to `to` when given. */
+export function mailedLinks(dataDir: string, to?: string): string[] {
+  return outboxMails(dataDir)
+    .filter((mail) => !to || mail.raw.toLowerCase().includes(`to: ${to.toLowerCase()}`))
+    .flatMap((mail) => LINK.exec(mail.decoded)?.[0] ?? [])
 }
 
 /**
