@@ -8,6 +8,7 @@ import { dispatch, type Wire } from './dispatch.ts'
 import { observeDispatch } from '../metrics/observe.ts'
 import { asLateLead } from './late-lead.ts'
 import { createBatcher } from './batcher.ts'
+import { retryTransient } from '../db/transient.ts'
 import { claimDueDeliveries, claimOrphanDeliveries, readConversions, recordAttempt, type AttemptUpdate, type ClaimedDelivery, type StoredConversion } from './queries/outbox.ts'
 import { sweepInlineAttempts } from './queries/inline.ts'
 import { createRequestBudget } from './request-budget.ts'
@@ -83,6 +84,19 @@ const SENDS_IN_FLIGHT = 2
  * one carries everything that gathered.
  */
 const RECORDS_PER_STATEMENT = 2000
+/** Pauses before a failed record is run again (retryTransient), as many as fit in a quarter of the lease. */
+const RECORD_RETRY_PAUSES_MS = [100, 400, 1600]
+
+/** The first pauses of RECORD_RETRY_PAUSES_MS whose sum stays within `budgetMs`. */
+function pausesWithin(budgetMs: number): number[] {
+  const pauses: number[] = []
+  for (const ms of RECORD_RETRY_PAUSES_MS) {
+    budgetMs -= ms
+    if (budgetMs < 0) break
+    pauses.push(ms)
+  }
+  return pauses
+}
 
 /**
  * An event on its way to one platform: the row, the event, and the adapter with this site's options; for a refund, the
@@ -144,16 +158,18 @@ export function createOutbox(deps: OutboxDeps): Outbox {
     },
     defer: (_item, waitMs) => ({ deferredMs: waitMs }),
   })
-  // One statement at a time each, so the next one carries everything that gathered meanwhile.
-  const writer = <T>(write: (batch: T[]) => Promise<void>) => createBatcher<T, void>({
+  // One statement at a time each, so the next one carries everything that gathered meanwhile. A record that fails for
+  // a deadlock with another instance's record or a lost connection is run again, within a quarter of the lease: lost,
+  // its deliveries would be sent again once the lease ran out. It may run twice (recordAttempt writes final states).
+  const recordPauses = pausesWithin(policy.leaseSeconds * 250)
+  const records = createBatcher<AttemptUpdate, void>({
     maxInFlight: 1,
     maxBatch: () => RECORDS_PER_STATEMENT,
     async run(_key, batch) {
-      await write(batch)
+      await retryTransient(() => recordAttempt(prepared, batch), recordPauses)
       return batch.map(() => undefined)
     },
   })
-  const records = writer<AttemptUpdate>((updates) => recordAttempt(prepared, updates))
 
   /** The row's final state without a platform call (skipped, or failed before one), else what to send. */
   const prepare = (row: ClaimedDelivery, event: ConversionEvent | undefined, stored: StoredConversion | undefined): AttemptUpdate | Sendable => {
