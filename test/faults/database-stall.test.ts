@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootTestApp, health, type TestApp } from '../helpers/app.ts'
+import { bootTestApp, health, postPurchase, type TestApp } from '../helpers/app.ts'
 import { onPostgres, sharedDatabase, type TestDatabase } from '../helpers/database.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
@@ -44,11 +44,7 @@ afterAll(async () => {
   await database?.drop()
 })
 
-const conversion = (messageId: string) => app.request('/api/v1/conversions/automation', {
-  method: 'POST',
-  headers: { 'x-dc-key': key, 'content-type': 'application/json' },
-  body: JSON.stringify({ event: 'Purchase', messageId, properties: { value: 10, currency: 'EUR' }, context: { traits: { email: 'ann@example.com' } } }),
-})
+const conversion = (messageId: string) => postPurchase(app, key, messageId)
 const exportList = () => app.request('/api/v1/export/conversions', { headers: { 'x-dc-key': key } })
 const collect = (session: string) => app.request(`/collect?cop_key=${app.dcgate.context.sites.byId('demo')!.copKey}`, {
   method: 'POST',

@@ -79,6 +79,15 @@ export function health(app: TestApp, key?: string): Promise<Response> {
   return app.request('/api/v1/export/health', { headers: key === undefined ? {} : { 'x-dc-key': key } })
 }
 
+/** A Purchase of 10 EUR by ann@example.com, posted to the automation route as `messageId` with the private `key`. */
+export function postPurchase(app: TestApp, key: string, messageId: string): Promise<Response> {
+  return app.request('/api/v1/conversions/automation', {
+    method: 'POST',
+    headers: { 'x-dc-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ event: 'Purchase', messageId, properties: { value: 10, currency: 'EUR' }, context: { traits: { email: 'ann@example.com' } } }),
+  })
+}
+
 let template: Blob | undefined
 /** The initialised PGlite data dir from test/global-setup.ts, loaded once per test file. */
 function pgliteTemplate(): Blob {

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os'
 import { serve } from 'h3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootTestApp, type TestApp } from '../helpers/app.ts'
+import { bootTestApp, postPurchase, type TestApp } from '../helpers/app.ts'
 import type { FakeServer } from '../fakes/server.ts'
 import { startFakeTestPlatform, testPlatform } from '../delivery/test-platform.ts'
 import { builtInPlugins } from '../../plugins/index.ts'
@@ -26,11 +26,7 @@ afterAll(async () => {
   await fake?.close()
 })
 
-const conversion = (messageId: string) => app.request('/api/v1/conversions/automation', {
-  method: 'POST',
-  headers: { 'x-dc-key': key, 'content-type': 'application/json' },
-  body: JSON.stringify({ event: 'Purchase', messageId, properties: { value: 10, currency: 'EUR' }, context: { traits: { email: 'ann@example.com' } } }),
-})
+const conversion = (messageId: string) => postPurchase(app, key, messageId)
 
 const scrape = () => scrapeMetrics(app)
 
