@@ -113,8 +113,8 @@ describe('rate limits', () => {
     expect((await ask()).status).toBe(429)
     expect((await ask(uniqueIp())).status).toBe(200)
     // Mailed after the answers: wait for the three links (the audit log test below reads their rows).
-    for (let tries = 0; new Set(mailedLinks(app.dataDir, OWNER)).size < 3 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(new Set(mailedLinks(app.dataDir, OWNER)).size).toBe(3)
+    for (let tries = 0; new Set(await mailedLinks(app.dataDir, OWNER)).size < 3 && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(new Set(await mailedLinks(app.dataDir, OWNER)).size).toBe(3)
   })
 })
 

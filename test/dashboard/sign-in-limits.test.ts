@@ -26,9 +26,9 @@ async function askForLink(email: string, ip = uniqueIp()): Promise<number> {
 
 /** The distinct links mailed to `email`, once `count` of them arrived (or 5 s passed): mail goes out after the answer. */
 async function waitForLinks(email: string, count: number): Promise<Set<string>> {
-  const links = () => new Set(mailedLinks(app.dataDir, email))
+  const links = async () => new Set(await mailedLinks(app.dataDir, email))
   const until = Date.now() + 5_000
-  while (links().size < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
+  while ((await links()).size < count && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50))
   return links()
 }
 
@@ -59,7 +59,7 @@ describe('sign-in link limits', () => {
       expect(statuses.filter((status) => status === 200)).toHaveLength(3)
       expect(statuses.filter((status) => status === 429)).toHaveLength(27)
       await new Promise((resolve) => setTimeout(resolve, 500))
-      expect(new Set(mailedLinks(other.dataDir, address)).size).toBe(3)
+      expect(new Set(await mailedLinks(other.dataDir, address)).size).toBe(3)
     }
     finally {
       await other.close()

@@ -131,7 +131,7 @@ describe('a member', () => {
   it('uses a link once: the second use is refused', async () => {
     const browser = createBrowser(app)
     await browser.get('/dashboard')
-    const before = mailedLinks(app.dataDir, SOMEONE).length
+    const before = (await mailedLinks(app.dataDir, SOMEONE)).length
     await browser.post('/dashboard/sign-in/email', { email: SOMEONE })
     const link = new URL(await waitForLink(app.dataDir, SOMEONE, before))
     const token = link.searchParams.get('token')!
@@ -146,7 +146,7 @@ describe('a member', () => {
   it('uses a link once even when two browsers post it at the same moment', async () => {
     const asking = createBrowser(app)
     await asking.get('/dashboard')
-    const before = mailedLinks(app.dataDir, SOMEONE).length
+    const before = (await mailedLinks(app.dataDir, SOMEONE)).length
     await asking.post('/dashboard/sign-in/email', { email: SOMEONE })
     const link = new URL(await waitForLink(app.dataDir, SOMEONE, before))
     const token = link.searchParams.get('token')!
@@ -164,7 +164,7 @@ describe('a member', () => {
     expect(answer.status).toBe(200)
     expect(answer.text).toContain('If this address belongs to a member')
     await new Promise((resolve) => setTimeout(resolve, 300)) // a member's mail would go out after the answer
-    expect(mailedLinks(app.dataDir, STRANGER)).toEqual([])
+    expect(await mailedLinks(app.dataDir, STRANGER)).toEqual([])
   })
 
   it('refuses an email field that is not one address, or holds a NUL, with a 4xx', async () => {
@@ -174,7 +174,7 @@ describe('a member', () => {
       const answer = await browser.post('/dashboard/sign-in/email', { email })
       expect(answer.status).toBe(400)
     }
-    expect(mailedLinks(app.dataDir, 'a@b.example')).toEqual([])
+    expect(await mailedLinks(app.dataDir, 'a@b.example')).toEqual([])
   })
 })
 

@@ -42,7 +42,7 @@ export function createBrowser(app: TestApp, ip = uniqueIp()) {
     },
     async signInAsMember(email: string): Promise<Answer> {
       await send('/dashboard')
-      const before = mailedLinks(app.dataDir, email).length
+      const before = (await mailedLinks(app.dataDir, email)).length
       const asked = await this.post('/dashboard/sign-in/email', { email })
       if (asked.status !== 200) return asked
       const link = await waitForLink(app.dataDir, email, before)
@@ -77,7 +77,7 @@ export function csrfOf(page: string): string {
 export async function waitForLink(dataDir: string, email: string, before = 0, deadlineMs = 10_000): Promise<string> {
   const until = Date.now() + deadlineMs
   while (Date.now() < until) {
-    const links = mailedLinks(dataDir, email)
+    const links = await mailedLinks(dataDir, email)
     if (links.length > before) return links.at(-1)!
     await new Promise((resolve) => setTimeout(resolve, 50))
   }

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
-import { mailParts } from '../helpers/outbox.ts'
+import { readMail } from '../helpers/outbox.ts'
 
 export interface ReceivedMail {
   from: string
@@ -43,17 +43,17 @@ export async function startSmtp(): Promise<TestSmtp> {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8')
-        const decoded = mailParts(raw).join('\n')
-        messages.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
-          raw,
-          subject: /^Subject: (.*)$/m.exec(raw)?.[1]?.trim() ?? '',
-          decoded,
-          links: [...new Set(decoded.match(/https?:\/\/[^\s"<>]+/g) ?? [])],
-        })
-        callback()
+        void readMail(Buffer.concat(chunks).toString('utf8')).then(({ raw, subject, decoded }) => {
+          messages.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+            raw,
+            subject,
+            decoded,
+            links: [...new Set(decoded.match(/https?:\/\/[^\s"<>]+/g) ?? [])],
+          })
+          callback()
+        }, callback)
       })
     },
   })

@@ -13,7 +13,7 @@ export async function signInByEmailedLink(page: Page, server: { url: string, dat
   await page.getByRole('button', { name: 'Email me a sign-in link' }).click()
   await expect.poll(() => page.getByRole('heading', { name: 'Check your email' }).count(), SLOW).toBe(1)
   let link = ''
-  await until(() => Boolean(link = mailedLinks(server.dataDir, email)[0] ?? ''), 'the sign-in mail in the outbox')
+  await until(async () => Boolean(link = (await mailedLinks(server.dataDir, email))[0] ?? ''), 'the sign-in mail in the outbox')
   const url = new URL(link)
   await page.goto(`${server.url}${url.pathname}${url.search}`)
   await page.getByRole('button', { name: 'Sign in' }).click()

@@ -1,57 +1,36 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { simpleParser } from 'mailparser'
 
 const LINK = /https?:\/\/\S+\/dashboard\/link\?token=[\w-]+/
 
-/** A message in the outbox: as written, and its parts' text decoded (mailParts). */
-export interface OutboxMail { raw: string, decoded: string }
+/** A message as written, and what a mail client shows of it: its recipients and subject, its text and HTML decoded. */
+export interface ReadMail { raw: string, to: string[], subject: string, decoded: string }
+
+/**
+ * Reads a message with mailparser, which undoes each part's own transfer encoding: a test that decoded
+ * quoted-printable over the whole file cut "3D" from the tokens that start with it in the outbox's 8bit text part.
+ */
+export async function readMail(raw: string): Promise<ReadMail> {
+  const mail = await simpleParser(raw)
+  const to = [mail.to ?? []].flat().flatMap((group) => group.value.map((address) => address.address?.toLowerCase() ?? ''))
+  return { raw, to, subject: mail.subject ?? '', decoded: [mail.text, mail.html || ''].join('\n') }
+}
 
 /**
  * The finished messages in `<dataDir>/outbox` (no SMTP configured), oldest file name first. The outbox writes
  * `<name>.eml.part`, then renames it, so only .eml files count; a file that vanishes after the listing is skipped.
  */
-export function outboxMails(dataDir: string): OutboxMail[] {
+export async function outboxMails(dataDir: string): Promise<ReadMail[]> {
   const dir = join(dataDir, 'outbox')
-  let files: string[] = []
-  try {
-    files = readdirSync(dir).filter((file) => file.endsWith('.eml')).sort()
-  }
-  catch {
-    return []
-  }
-  return files.map((file) => readMail(join(dir, file))).filter((raw) => raw !== '')
-    .map((raw) => ({ raw, decoded: mailParts(raw).join('\n') }))
+  const files = (await readdir(dir).catch(() => [])).filter((file) => file.endsWith('.eml')).sort()
+  const raws = await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8').catch(() => undefined)))
+  return Promise.all(raws.filter((raw) => raw !== undefined).map(readMail))
 }
 
 /** The sign-in links in the outbox, one per mail (the HTML alternative repeats it), only to `to` when given. */
-export function mailedLinks(dataDir: string, to?: string): string[] {
-  return outboxMails(dataDir)
-    .filter((mail) => !to || mail.raw.toLowerCase().includes(`to: ${to.toLowerCase()}`))
+export async function mailedLinks(dataDir: string, to?: string): Promise<string[]> {
+  return (await outboxMails(dataDir))
+    .filter((mail) => !to || mail.to.includes(to.toLowerCase()))
     .flatMap((mail) => LINK.exec(mail.decoded)?.[0] ?? [])
-}
-
-/**
- * The text of a message's leaf parts (the message itself when it has none), multiparts opened in turn, each decoded
- * only when it says it is quoted-printable: the outbox writes its text part in 8bit, where `token=3D…` is a token
- * starting with "3D", not an escaped `=`.
- */
-export function mailParts(mail: string): string[] {
-  const split = /\r?\n\r?\n/.exec(mail)
-  const headers = split ? mail.slice(0, split.index) : ''
-  const body = split ? mail.slice(split.index + split[0].length) : mail
-  const boundary = /^content-type:\s*multipart\/[^\r\n]*(?:\r?\n[ \t][^\r\n]*)*?boundary="?([^";\r\n]+)"?/im.exec(headers)?.[1]
-  if (boundary) return body.split(`--${boundary}`).slice(1, -1).flatMap((part) => mailParts(part.replace(/^\r?\n/, '')))
-  if (!/^content-transfer-encoding:\s*quoted-printable/im.test(headers)) return [body]
-  // Escapes are bytes of UTF-8 text: gathered as latin1 characters, then read as UTF-8.
-  const bytes = body.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-  return [Buffer.from(bytes, 'latin1').toString('utf8')]
-}
-
-function readMail(file: string): string {
-  try {
-    return readFileSync(file, 'utf8')
-  }
-  catch {
-    return ''
-  }
 }
