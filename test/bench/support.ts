@@ -26,6 +26,11 @@ export interface Figures {
   serverCpuMs: number, postgresCpuMs: number
   /** CPU ms per 2xx response of this process: autocannon plus whatever else the bench runs beside it. */
   benchCpuMs: number
+  /**
+   * What limits the row, over the measured run: the server's CPU time as a share of one core (its JavaScript runs on
+   * one thread, so near 1 the server is the limit) and the busy share of the whole machine (/proc/stat, every process).
+   */
+  serverCoreShare: number, machineBusyShare: number
   /** Counted responses (see Load.counts) of the warm-up and the measured run together: what the server acknowledged. */
   answered: number
   /** Other 2xx answers of both runs by status (a 207 where a 202 is counted): printed apart, in no figure above. */
@@ -218,17 +223,32 @@ function percentiles(samples: number[], ...ps: number[]): number[] {
   return ps.map((p) => samples[Math.min(samples.length - 1, Math.floor(samples.length * p))] ?? 0)
 }
 
-/** CPU time from now on of the server, the local postgres processes (see postgresCpuMs) and this process, per response. */
+/**
+ * CPU time from now on of the server, the local postgres processes (see postgresCpuMs) and this process, per response;
+ * and the server's and the machine's busy shares over the same time.
+ */
 function startCpuMeter(pid: number, database: string | undefined) {
-  const before = { server: cpuMs(pid), postgres: postgresCpuMs(database), bench: process.cpuUsage() }
+  const before = { server: cpuMs(pid), postgres: postgresCpuMs(database), bench: process.cpuUsage(), machine: machineTicks(), at: performance.now() }
   return {
-    perResponse(responses: number): Pick<Figures, 'serverCpuMs' | 'postgresCpuMs' | 'benchCpuMs'> {
-      const serverCpuMs = (cpuMs(pid) - before.server) / responses
+    perResponse(responses: number): Pick<Figures, 'serverCpuMs' | 'postgresCpuMs' | 'benchCpuMs' | 'serverCoreShare' | 'machineBusyShare'> {
+      const server = cpuMs(pid) - before.server
       const postgres = cpuSince(before.postgres, postgresCpuMs(database)) / responses
       const bench = process.cpuUsage(before.bench)
-      return { serverCpuMs, postgresCpuMs: postgres, benchCpuMs: (bench.user + bench.system) / 1000 / responses }
+      const machine = machineTicks()
+      const ticks = machine.total - before.machine.total
+      return {
+        serverCpuMs: server / responses, postgresCpuMs: postgres, benchCpuMs: (bench.user + bench.system) / 1000 / responses,
+        serverCoreShare: server / (performance.now() - before.at), machineBusyShare: ticks > 0 ? (machine.busy - before.machine.busy) / ticks : 0,
+      }
     },
   }
+}
+
+/** Clock ticks of every CPU so far (/proc/stat's first line): all of them, and those not idle nor waiting for I/O. */
+function machineTicks(): { total: number, busy: number } {
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+  const total = ticks.reduce((sum, n) => sum + n, 0)
+  return { total, busy: total - ticks[3]! - ticks[4]! }
 }
 
 /** RSS every 5 s until stopped, to tell a plateau from a leak. */
@@ -291,9 +311,10 @@ export function loadAverage(): string {
 
 /** The rows as a table; `unit` names what one response is ('conv', 'req'): the rate is `<unit>/s`, CPU ms per unit. */
 export function printTable(rows: Figures[], unit: string): void {
-  console.log(`${'row'.padEnd(28)} ${`${unit}/s`.padStart(6)}   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors   ${`server cpu ms/${unit}`.padStart(18)}   ${`postgres cpu ms/${unit}`.padStart(20)}   ${`bench cpu ms/${unit}`.padStart(17)}`)
+  console.log(`${'row'.padEnd(28)} ${`${unit}/s`.padStart(6)}   p50 ms   p99 ms   RSS start→end MB   2xx      non2xx  errors   ${`server cpu ms/${unit}`.padStart(18)}   ${`postgres cpu ms/${unit}`.padStart(20)}   ${`bench cpu ms/${unit}`.padStart(17)}   server core %   machine busy %`)
   for (const r of rows) {
-    const cpu = `${r.serverCpuMs.toFixed(3).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(3).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(3).padStart(17)}`
+    const busy = `${(100 * r.serverCoreShare).toFixed(0).padStart(13)}   ${(100 * r.machineBusyShare).toFixed(0).padStart(14)}`
+    const cpu = `${r.serverCpuMs.toFixed(3).padStart(18)}   ${r.label.includes('PostgreSQL') ? r.postgresCpuMs.toFixed(3).padStart(20) : '                   -'}   ${r.benchCpuMs.toFixed(3).padStart(17)}   ${busy}`
     console.log(`${r.label.padEnd(28)} ${r.perSecond.toFixed(0).padStart(6)}   ${r.p50.toFixed(1).padStart(6)}   ${r.p99.toFixed(1).padStart(6)}   ${`${r.rssStartMb}→${r.rssEndMb}`.padStart(16)}   ${String(r.total).padEnd(8)} ${String(r.non2xx).padEnd(7)} ${r.errors.toString().padEnd(7)}  ${cpu}`)
   }
   for (const r of rows) {
