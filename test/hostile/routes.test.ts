@@ -8,7 +8,7 @@ import { DEEP, HOSTILE_VALUES, authHeaders, baseQuery, leafPaths, paramValue, pa
 // PostgreSQL cannot store is refused with the route's 4xx naming the field, or cleaned on the tracking script's routes.
 
 type AnyRoute = RouteDefinition<unknown, unknown, unknown>
-interface Answer { status: number, text: string, type: string }
+interface Answer { status: number, text: string, type: string, length: string | null }
 
 let server: HostileServer
 let routes: readonly AnyRoute[]
@@ -28,7 +28,7 @@ async function send(route: AnyRoute, input: { body?: string, query?: Record<stri
     headers: { ...authHeaders(server, route), ...(input.body === undefined ? {} : { 'content-type': 'application/json' }), origin: 'https://shop.example' },
     body: input.body,
   })
-  return { status: response.status, text: await response.text(), type: response.headers.get('content-type') ?? '' }
+  return { status: response.status, text: await response.text(), type: response.headers.get('content-type') ?? '', length: response.headers.get('content-length') }
 }
 
 /** `properties.items[0].name`, as the error bodies name a field. */
@@ -43,6 +43,8 @@ function judge(answer: Answer, expected: 'not-5xx' | '4xx'): string | undefined 
   if (expected === '4xx' && (answer.status < 400 || answer.status > 499)) return `answered ${answer.status}, not a 4xx: ${answer.text.slice(0, 200)}`
   // The HTML pages (deletion proof and status) and the script answer in their own format; JSON errors have a message.
   if (answer.status >= 400 && answer.type.startsWith('application/json') && !/^\{.*"message":/.test(answer.text)) return `a ${answer.status} without the spec's {message} body: ${answer.text.slice(0, 200)}`
+  // Sent whole, not chunked: a client or proxy that reads to the declared end gets all of it.
+  if (answer.status >= 400 && answer.type.startsWith('application/json') && answer.length !== String(Buffer.byteLength(answer.text))) return `a ${answer.status} whose Content-Length is ${answer.length} for ${Buffer.byteLength(answer.text)} bytes`
   return undefined
 }
 
